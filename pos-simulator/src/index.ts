@@ -1,0 +1,104 @@
+// Programmatic entry of the reference POS simulator: start one, get its URL, key, CA and a typed
+// control client. It is a fake of an outside system and imports nothing from the service's src/.
+
+import type { FastifyRequest } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { isBrokenMode, type BrokenMode } from './broken.ts';
+import { ControlClient } from './control-client.ts';
+import { createOrdersService } from './orders.service.ts';
+import { createPaymentsService } from './payments.service.ts';
+import { RequestLog } from './request-log.ts';
+import { buildServer } from './server.ts';
+import { SimStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
+import { selfSignedLocalhost, type TlsPair } from './tls.ts';
+import { createVenuesService } from './venues.service.ts';
+import { seedDemo } from './seed.ts';
+
+export interface SimulatorOptions {
+  /** Port to listen on; 0 or omitted = any free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Bearer key for the contract and control API. Default: the state file's key, else random. */
+  apiKey?: string;
+  /** JSON file the state is loaded from at start and written to on every change (DES-089). */
+  stateFile?: string;
+  /** PEM key and certificate; default a fresh self-signed certificate for localhost/127.0.0.1. */
+  tls?: TlsPair;
+  /** Create the demo venues (sim-venue-1, sim-venue-2) when they do not exist yet. */
+  seed?: boolean;
+  /** Start in a deliberately broken mode (for the conformance kit's own tests). */
+  broken?: BrokenMode;
+  /** Fastify request logging, to stderr. Default off. */
+  logger?: boolean;
+}
+
+export interface Simulator {
+  /** e.g. https://127.0.0.1:40123 (no trailing slash). */
+  baseUrl: string;
+  apiKey: string;
+  /** PEM certificate clients must trust (self-signed unless tls was given). */
+  ca: string;
+  control: ControlClient;
+  close(): Promise<void>;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  if (opts.broken !== undefined && !isBrokenMode(opts.broken)) throw new Error(`unknown broken mode ${String(opts.broken)}`);
+  const loaded = opts.stateFile ? loadStateFile(opts.stateFile) : null;
+  const state = loaded ?? emptyState(opts.apiKey ?? randomApiKey());
+  if (opts.apiKey !== undefined) state.apiKey = opts.apiKey;
+  if (opts.broken !== undefined) state.broken = opts.broken;
+
+  const store = new SimStore(state, opts.stateFile);
+  store.save();
+  const log = new RequestLog();
+  const venues = createVenuesService(store);
+  const orders = createOrdersService(store, venues);
+  const payments = createPaymentsService(store, venues);
+  const parked = new Set<FastifyRequest>();
+  payments.resume();
+
+  const tls = opts.tls ?? (await selfSignedLocalhost());
+  const app = buildServer(tls, { store, log, venues, orders, payments, parked }, opts.logger ?? false);
+  const host = opts.host ?? '127.0.0.1';
+  await app.listen({ port: opts.port ?? 0, host });
+  const { port } = app.server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const baseUrl = `https://${urlHost}:${port}`;
+  const control = new ControlClient(baseUrl, store.apiKey, tls.cert);
+
+  let closed: Promise<void> | undefined;
+  const sim: Simulator = {
+    baseUrl,
+    apiKey: store.apiKey,
+    ca: tls.cert,
+    control,
+    close: () => {
+      closed ??= (async () => {
+        payments.stop();
+        for (const request of parked) request.raw.socket?.destroy();
+        await control.close();
+        await app.close();
+      })();
+      return closed;
+    },
+  };
+  if (opts.seed) await seedDemo(control);
+  return sim;
+}
+
+export { ControlClient, ControlError } from './control-client.ts';
+export { seedDemo, DEMO_VENUE_IDS } from './seed.ts';
+export { BROKEN_MODES, type BrokenMode } from './broken.ts';
+export type { TlsPair } from './tls.ts';
+export type { LoggedRequest } from './request-log.ts';
+export type { VenueView, MenuInput } from './venues.service.ts';
+export type {
+  VenueInput, WalkInInput, StaffCheckInput, StaffItemInput, AddItemsInput, ClockInput,
+} from './control.schemas.ts';
+export type { CreateOrderBody, PaymentForwardBody } from './contract.schemas.ts';
+export type {
+  FailureCode, PaymentBehaviour, VenueBehaviour, PosTable, PosOrder, PosCheck, PosItem, PosPaymentView,
+  PaymentAnswer, PaymentStatus,
+} from './types.ts';

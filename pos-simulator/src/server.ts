@@ -1,0 +1,52 @@
+// Fastify assembly of the simulator: HTTPS listener, JSON errors, contract and control routes.
+
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { controlRoutes } from './control.routes.ts';
+import { contractRoutes } from './contract.routes.ts';
+import { SimError } from './errors.ts';
+import type { OrdersService } from './orders.service.ts';
+import type { PaymentsService } from './payments.service.ts';
+import type { RequestLog } from './request-log.ts';
+import type { SimStore } from './store.ts';
+import type { TlsPair } from './tls.ts';
+import type { VenuesService } from './venues.service.ts';
+
+export interface ServerDeps {
+  store: SimStore;
+  log: RequestLog;
+  venues: VenuesService;
+  orders: OrdersService;
+  payments: PaymentsService;
+  parked: Set<FastifyRequest>;
+}
+
+export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): FastifyInstance {
+  const app = Fastify({
+    https: { key: tls.key, cert: tls.cert },
+    // Logs go to stderr so `pos-sim --json` keeps stdout for its one line.
+    logger: logger ? { level: 'info', stream: process.stderr } : false,
+    bodyLimit: 1024 * 1024,
+    // Closing must not wait for requests parked by the 'hang' behaviour, nor for keep-alive clients.
+    forceCloseConnections: true,
+    ajv: {
+      // Strict types, like a careful POS: "2" is not a quantity. Unknown fields are kept, not stripped.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true },
+    },
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof SimError) return reply.code(error.statusCode).send(error.body);
+    const err = error as { validation?: unknown; statusCode?: number; message?: string };
+    if (err.validation) return reply.code(400).send({ error: err.message ?? 'invalid request', details: err.validation });
+    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send({ error: err.message ?? 'bad request' });
+    }
+    reply.log.error(error);
+    return reply.code(500).send({ error: 'internal error' });
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0]}` }));
+
+  app.register(async (scope) => contractRoutes(scope, deps));
+  app.register(async (scope) => controlRoutes(scope, deps));
+  return app;
+}

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/db.ts';
+import type { CheckRow } from '../pat/orders.repository.ts';
+
+// SQL of the closed-order history (spec 4.8): read-only, from the orders the POS sync and
+// pay-at-table store (DESIGN 6.3), so it answers while a POS is down (DES-085). The page query is
+// served by the partial index orders_closed_by_venue (migration 006; plan in docs/analytics.md).
+
+export interface AnalyticsVenueRef {
+  id: string;
+  timezone: string | null;
+  /** Whether the venue is in the partner's scope (created by it or granted to it). */
+  in_scope: boolean;
+}
+
+export interface ClosedOrderRow {
+  id: string;
+  pos_order_id: string;
+  pos_tables: string[];
+  party_size: number | null;
+  reservation_date: Date | null;
+  currency: string;
+  prepayment_minor: number;
+  open_at: Date;
+  closed_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A check of a stored order: the same row the pay-at-table side keeps. */
+export type ClosedCheckRow = CheckRow;
+
+/** The venue and whether it is in the partner's scope, in one round trip; null when there is no such venue. */
+export async function findVenue(ex: Executor, venueId: string, partnerId: string): Promise<AnalyticsVenueRef | null> {
+  const { rows } = await sql<AnalyticsVenueRef>`
+    SELECT v.id, v.timezone,
+           EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = ${partnerId} AND pv.venue_id = v.id) AS in_scope
+    FROM venues v WHERE v.id = ${venueId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+/**
+ * One page of a venue's closed orders whose close time is within [from, until], most recent first
+ * (id breaks ties, so pages never overlap or skip), with how many match in all on every row. One
+ * statement, so the total and the page come from one snapshot; with no order on the page the single
+ * row still carries the total. Exported as a query for the bench, which runs it raw through `pg`.
+ */
+export function closedOrdersPageQuery(venueId: string, window: { from: Date; until: Date }, page: { limit: number; offset: number }) {
+  return sql<ClosedOrderRow & { total: number }>`
+    SELECT c.total, o.*
+    FROM (SELECT count(*)::int AS total FROM orders
+          WHERE venue_id = ${venueId} AND status = 'closed'
+            AND closed_at >= ${window.from} AND closed_at <= ${window.until}) c
+    LEFT JOIN LATERAL (
+      SELECT id, pos_order_id, pos_tables, party_size, reservation_date, currency, prepayment_minor,
+             open_at, closed_at, created_at, updated_at
+      FROM orders
+      WHERE venue_id = ${venueId} AND status = 'closed'
+        AND closed_at >= ${window.from} AND closed_at <= ${window.until}
+      ORDER BY closed_at DESC, id DESC
+      LIMIT ${page.limit} OFFSET ${page.offset}) o ON true`;
+}
+
+export async function pageClosedOrders(
+  ex: Executor,
+  venueId: string,
+  window: { from: Date; until: Date },
+  page: { limit: number; offset: number },
+): Promise<{ total: number; orders: ClosedOrderRow[] }> {
+  const { rows } = await closedOrdersPageQuery(venueId, window, page).execute(ex);
+  const total = rows[0]?.total ?? 0;
+  return { total, orders: rows.filter((r) => r.id !== null).map(({ total: _total, ...order }) => order) };
+}
+
+/** The checks of these orders, in check-number order ("2" before "10"). */
+export function checksQuery(orderIds: string[]) {
+  return sql<ClosedCheckRow>`
+    SELECT id, order_id, check_number, status, subtotal_minor, tax_minor, tip_minor, discount_minor,
+           payment_method, items, closed_at, voided_at, created_at, updated_at
+    FROM order_checks
+    WHERE order_id = ANY(${orderIds}::uuid[])
+    ORDER BY order_id, length(check_number), check_number, id`;
+}
+
+export async function listChecks(ex: Executor, orderIds: string[]): Promise<ClosedCheckRow[]> {
+  if (orderIds.length === 0) return [];
+  const { rows } = await checksQuery(orderIds).execute(ex);
+  return rows;
+}

@@ -1,0 +1,64 @@
+import type { Db } from '../db/db.ts';
+import { forbidden, notFound, validationFailed, type FieldProblems } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
+import { resolveWindow, toClosedOrder } from './orders.fns.ts';
+import * as repo from './orders.repository.ts';
+import { DEFAULT_ORDERS_LIMIT, type ClosedOrderList } from './orders.schemas.ts';
+
+// GET /v1/pos/venue/{venueId}/order (spec 4.8): a venue's closed orders, served from the store only
+// (DES-085). Checks run in this order: the venue exists (404), it is in the token's scope (403,
+// never revealing more about a venue the caller cannot see), then the query (400, every offending
+// field at once).
+
+export interface AnalyticsOrdersDeps {
+  db: Pick<Db, 'kysely'>;
+}
+
+export interface ClosedOrdersRequest {
+  from?: string;
+  until?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
+  return {
+    /**
+     * `schemaProblems` are the query's problems found by schema validation (missing or unparseable
+     * bounds, limit, offset); the window rules are added to them, so one 400 names every field.
+     */
+    async listClosedOrders(
+      partnerId: string,
+      venueId: string,
+      query: ClosedOrdersRequest,
+      schemaProblems: FieldProblems = {},
+    ): Promise<ClosedOrderList> {
+      const venue = isUuid(venueId) ? await repo.findVenue(db.kysely, venueId, partnerId) : null;
+      if (!venue) throw notFound(`No venue ${venueId}.`);
+      if (!venue.in_scope) throw forbidden('The venue is not in this token’s scope.');
+
+      const problems: FieldProblems = { ...schemaProblems };
+      for (const field of ['from', 'until'] as const) if (query[field] === undefined) problems[field] ??= ['is required'];
+      let window: { from: Date; until: Date } | null = null;
+      if (!problems.from && !problems.until) {
+        const resolved = resolveWindow(query.from!, query.until!, venue.timezone);
+        if (resolved.ok) window = resolved;
+        else for (const [field, list] of Object.entries(resolved.problems)) problems[field] = [...(problems[field] ?? []), ...list];
+      }
+      if (!window || Object.keys(problems).length > 0) throw validationFailed(problems);
+
+      const page = { limit: query.limit ?? DEFAULT_ORDERS_LIMIT, offset: query.offset ?? 0 };
+      const { total, orders } = await repo.pageClosedOrders(db.kysely, venue.id, window, page);
+      const checks = await repo.listChecks(db.kysely, orders.map((o) => o.id));
+      const byOrder = new Map<string, repo.ClosedCheckRow[]>();
+      for (const check of checks) {
+        const list = byOrder.get(check.order_id);
+        if (list) list.push(check);
+        else byOrder.set(check.order_id, [check]);
+      }
+      return { total, orders: orders.map((order) => toClosedOrder(order, byOrder.get(order.id) ?? [])) };
+    },
+  };
+}
+
+export type AnalyticsOrdersService = ReturnType<typeof createAnalyticsOrdersService>;

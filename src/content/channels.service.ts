@@ -1,0 +1,75 @@
+import type { Db, Executor } from '../db/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import { badRequest, notFound } from '../lib/errors.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import * as repo from './channels.repository.ts';
+import { couldBeId, notYourVenues, splitVenueIds } from './content.fns.ts';
+import { bumpListVersion, ownedVenueIds } from './venues.repository.ts';
+import type { BookingChannel, ListChannelsQuery } from './channels.schemas.ts';
+
+// Booking channels belong to the operator: created with `tableside channel create`, read by every
+// content partner (DESIGN 5). A partner links and unlinks only its own venues: naming any other id
+// is a 403 and nothing changes (DES-034).
+
+const toChannel = (row: repo.ChannelRow): BookingChannel => ({ id: row.id, name: row.name, logo: row.logo ?? '' });
+
+export function createChannelsService({ db, clock }: { db: Pick<Db, 'kysely'>; clock: Clock }) {
+  /** 404 for an unknown channel, 403 if any venue is not the partner's; else applies `apply`. */
+  async function changeLinks(
+    partnerId: string,
+    channelId: string,
+    venues: string[],
+    apply: (tx: Executor, ids: string[]) => Promise<void>,
+  ): Promise<{ venues: string[] }> {
+    return db.kysely.transaction().execute(async (tx) => {
+      if (!couldBeId(channelId) || !(await repo.channelExists(tx, channelId))) throw notFound('No such booking channel.');
+      const candidates = [...new Set(venues.filter(couldBeId).map((id) => id.toLowerCase()))];
+      const { distinct, refused } = splitVenueIds(venues, await ownedVenueIds(tx, partnerId, candidates, true));
+      if (Object.keys(refused).length > 0) throw notYourVenues(refused);
+      await apply(tx, distinct);
+      // filters[bookingChannel] / filters[notBookingChannel] now match other venues.
+      if (distinct.length > 0) await bumpListVersion(tx, partnerId);
+      return { venues: distinct };
+    });
+  }
+
+  return {
+    async create(input: { name: string; logo?: string | null }): Promise<BookingChannel> {
+      const name = input.name.trim();
+      if (!name) throw badRequest('name must not be empty');
+      const logo = input.logo?.trim() || null;
+      if (logo !== null) {
+        let url: URL | null = null;
+        try {
+          url = new URL(logo);
+        } catch {
+          // reported below
+        }
+        if (!url || !['http:', 'https:'].includes(url.protocol)) throw badRequest('logo must be an http(s) URL');
+      }
+      const row = { id: uuidv7(), name, logo };
+      await repo.insertChannel(db.kysely, row, clock.now());
+      return toChannel(row);
+    },
+
+    async linkVenues(partnerId: string, channelId: string, venues: string[]): Promise<{ venues: string[] }> {
+      return changeLinks(partnerId, channelId, venues, (tx, ids) => repo.linkVenues(tx, channelId.toLowerCase(), ids, clock.now()));
+    },
+
+    async unlinkVenues(partnerId: string, channelId: string, venues: string[]): Promise<{ venues: string[] }> {
+      return changeLinks(partnerId, channelId, venues, (tx, ids) => repo.unlinkVenues(tx, channelId.toLowerCase(), ids));
+    },
+
+    async list(query: ListChannelsQuery): Promise<{ total: number; data: BookingChannel[] }> {
+      const criteria = query['filters[criteria]'] || undefined;
+      const page = { offset: query.offset ?? 0, limit: query.limit ?? 10 };
+      const [total, rows] = await Promise.all([
+        repo.countChannels(db.kysely, criteria),
+        repo.listChannels(db.kysely, criteria, page),
+      ]);
+      return { total, data: rows.map(toChannel) };
+    },
+  };
+}
+
+export type ChannelsService = ReturnType<typeof createChannelsService>;

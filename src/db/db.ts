@@ -1,0 +1,128 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+
+// One SQL dialect, one driver: PostgreSQL through `pg`, either a real server (DATABASE_URL) or the
+// embedded PGlite reached through its node-postgres adapter (DESIGN 3). Code above this file never
+// knows which one it talks to, except where PGlite's single session matters (see `kind`).
+
+// int8 (counts, money in minor units) as a JS number; refuse silently losing precision.
+pg.types.setTypeParser(20, (text: string) => {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`int8 value ${text} exceeds the safe integer range`);
+  return value;
+});
+
+// The service's SQL is written by hand in repositories (STYLE 5); Kysely supplies parameter
+// binding, transactions and the migrator, so the database type is left open.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DB = any;
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface Db {
+  readonly kind: 'postgres' | 'pglite';
+  readonly kysely: Kysely<DB>;
+  readonly pool: pg.Pool;
+  /** The embedded database itself, when this is one (dumps, tests). */
+  readonly pglite?: PGlite;
+  /** Subscribes to NOTIFY on a channel; returns the unsubscribe function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+function fromPool(
+  kind: Db['kind'],
+  pool: pg.Pool,
+  listen: Db['listen'],
+  onClose: () => Promise<void>,
+  pglite?: PGlite,
+): Db {
+  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let closed = false;
+  return {
+    kind,
+    kysely,
+    pool,
+    pglite,
+    listen,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await kysely.destroy(); // ends the pool
+      await onClose();
+    },
+  };
+}
+
+export interface PostgresOptions {
+  /** Put every object in this schema (tests use a fresh schema per run). */
+  schema?: string;
+  max?: number;
+}
+
+export function openPostgres(url: string, options: PostgresOptions = {}): Db {
+  const base: pg.PoolConfig = { connectionString: url, max: options.max ?? 10 };
+  if (options.schema) base.options = `-c search_path=${options.schema}`;
+  const pool = new pg.Pool(base);
+  // An idle client losing its connection (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const listeners = new Set<pg.Client>();
+
+  const listen: Db['listen'] = async (channel, onNotify) => {
+    const client = new pg.Client(base);
+    client.on('error', () => {});
+    await client.connect();
+    client.on('notification', (msg) => {
+      if (msg.channel === channel) onNotify(msg.payload ?? '');
+    });
+    await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    listeners.add(client);
+    return async () => {
+      listeners.delete(client);
+      await client.end().catch(() => {});
+    };
+  };
+
+  return fromPool('postgres', pool, listen, async () => {
+    await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
+  });
+}
+
+export interface EmbeddedOptions {
+  /** A data directory; omitted, the store lives in memory. */
+  dir?: string;
+  /** Start from a dump made by `dumpDataDir` (tests: a migrated template). */
+  loadDataDir?: Blob;
+}
+
+export async function openEmbedded(options: EmbeddedOptions = {}): Promise<Db> {
+  if (options.dir) mkdirSync(options.dir, { recursive: true });
+  const pglite = await PGlite.create({
+    ...(options.dir ? { dataDir: options.dir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  return fromPglite(pglite, true);
+}
+
+/** Wraps an open PGlite; with `owned` the Db closes it too. */
+export function fromPglite(pglite: PGlite, owned: boolean): Db {
+  // PGlite has a single session: a pool of one, so a transaction holds the only connection and
+  // code inside it must use the transaction, never the pool.
+  const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  pool.on('error', () => {});
+  const listen: Db['listen'] = async (channel, onNotify) => {
+    const unsubscribe = await pglite.listen(channel, onNotify);
+    return async () => unsubscribe();
+  };
+  return fromPool(
+    'pglite',
+    pool,
+    listen,
+    async () => {
+      if (owned) await pglite.close();
+    },
+    pglite,
+  );
+}

@@ -1,0 +1,238 @@
+import { hostname } from 'node:os';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../lib/clock.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import type { Db, Executor } from './db.ts';
+
+// Durable jobs and timers in the database (DESIGN 3): payment deadlines, POS dispatch, order sync,
+// webhook delivery. A job is a row; every process polls for due rows and claims them with
+// FOR UPDATE SKIP LOCKED, so among live processes each job runs once. A claim is a lease: if the
+// process dies mid-run, the lease expires and another process runs the job again. Handlers whose
+// effects are all in the database finish through `ctx.transaction`, which commits their effects
+// together with the job's removal, fenced on the lease, so those effects happen exactly once.
+
+const NOTIFY_CHANNEL = 'tableside_jobs';
+
+export interface Job<P = Record<string, unknown>> {
+  id: string;
+  kind: string;
+  dedupeKey: string | null;
+  payload: P;
+  runAt: Date;
+  attempts: number;
+}
+
+export interface JobContext {
+  /**
+   * Runs fn in a transaction that also removes the job; both commit or neither does. If another
+   * process has taken the job over meanwhile (lease expired), it throws and fn's work is rolled back.
+   */
+  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+}
+
+export type JobResult = void | { retryAt: Date };
+
+export interface JobDefinition<P = Record<string, unknown>> {
+  run(job: Job<P>, ctx: JobContext): Promise<JobResult>;
+  /** How long a claim lasts before another process may run the job again (default 60 s). */
+  leaseMs?: number;
+}
+
+export interface ScheduleJob {
+  kind: string;
+  runAt: Date;
+  payload?: Record<string, unknown>;
+  /** At most one job per key; scheduling an existing key changes nothing. */
+  dedupeKey?: string;
+}
+
+/** Schedules a job in the caller's transaction, so it exists exactly when the caller's change commits. */
+export async function scheduleJob(ex: Executor, job: ScheduleJob, now: Date): Promise<void> {
+  await sql`
+    INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at)
+    VALUES (${uuidv7()}, ${job.kind}, ${job.dedupeKey ?? null}, ${JSON.stringify(job.payload ?? {})}::jsonb,
+            ${job.runAt}, ${now})
+    ON CONFLICT (dedupe_key) DO NOTHING`.execute(ex);
+  // A hint only: a process that misses it finds the job on its next poll.
+  await sql`SELECT pg_notify(${NOTIFY_CHANNEL}, ${job.kind})`.execute(ex);
+}
+
+export async function cancelJob(ex: Executor, dedupeKey: string): Promise<void> {
+  await sql`DELETE FROM jobs WHERE dedupe_key = ${dedupeKey}`.execute(ex);
+}
+
+interface JobRow {
+  id: string;
+  kind: string;
+  dedupe_key: string | null;
+  payload: Record<string, unknown>;
+  run_at: Date;
+  attempts: number;
+}
+
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+export interface JobRunnerOptions {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** Longest idle wait between polls. */
+  pollMs?: number;
+  batchSize?: number;
+}
+
+export class JobRunner {
+  private readonly kinds = new Map<string, JobDefinition<any>>();
+  private readonly workerId = `${hostname()}:${process.pid}:${uuidv7().slice(-8)}`;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+
+  constructor(private readonly opts: JobRunnerOptions) {}
+
+  register<P>(kind: string, definition: JobDefinition<P>): this {
+    this.kinds.set(kind, definition as JobDefinition<any>);
+    return this;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unlisten = await this.opts.db.listen(NOTIFY_CHANNEL, () => this.wake?.());
+    this.loop = this.pollLoop();
+  }
+
+  /** Stops polling and waits for the jobs in progress to end. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.unlisten?.();
+    this.loop = null;
+    this.unlisten = null;
+  }
+
+  /** Claims and runs every job due now; returns how many ran. Tests call it with a manual clock. */
+  async runDue(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.claim();
+      if (claimed.length === 0) return total;
+      await Promise.all(claimed.map((row) => this.execute(row)));
+      total += claimed.length;
+    }
+  }
+
+  private async pollLoop(): Promise<void> {
+    const pollMs = this.opts.pollMs ?? 1000;
+    while (this.running) {
+      try {
+        await this.runDue();
+      } catch (err) {
+        this.opts.log.error({ err }, 'job poll failed');
+      }
+      if (!this.running) break;
+      let delay = pollMs;
+      try {
+        const next = await this.nextRunAt();
+        if (next) delay = Math.max(0, Math.min(pollMs, next.getTime() - this.opts.clock.now().getTime()));
+      } catch {
+        // the database is unreachable for now; poll again later
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  private async nextRunAt(): Promise<Date | null> {
+    const kinds = [...this.kinds.keys()];
+    const { rows } = await sql<{ next: Date | null }>`
+      SELECT min(greatest(run_at, coalesce(locked_until, run_at))) AS next
+      FROM jobs WHERE kind = ANY(${kinds}::text[])`.execute(this.opts.db.kysely);
+    return rows[0]?.next ?? null;
+  }
+
+  private async claim(): Promise<JobRow[]> {
+    const kinds = [...this.kinds.keys()];
+    if (kinds.length === 0) return [];
+    const now = this.opts.clock.now();
+    const leaseUntil = new Date(now.getTime() + 60_000);
+    const { rows } = await sql<JobRow>`
+      UPDATE jobs SET locked_by = ${this.workerId}, locked_until = ${leaseUntil}, attempts = attempts + 1
+      WHERE id IN (
+        SELECT id FROM jobs
+        WHERE kind = ANY(${kinds}::text[]) AND run_at <= ${now}
+          AND (locked_until IS NULL OR locked_until <= ${now})
+        ORDER BY run_at
+        LIMIT ${this.opts.batchSize ?? 10}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id, kind, dedupe_key, payload, run_at, attempts`.execute(this.opts.db.kysely);
+    // Kinds with a longer lease get it now (rare; keeps the claim query single).
+    for (const row of rows) {
+      const leaseMs = this.kinds.get(row.kind)?.leaseMs;
+      if (leaseMs && leaseMs !== 60_000) {
+        await sql`UPDATE jobs SET locked_until = ${new Date(now.getTime() + leaseMs)}
+                  WHERE id = ${row.id} AND locked_by = ${this.workerId}`.execute(this.opts.db.kysely);
+      }
+    }
+    return rows;
+  }
+
+  private async execute(row: JobRow): Promise<void> {
+    const definition = this.kinds.get(row.kind)!;
+    const job: Job = {
+      id: row.id,
+      kind: row.kind,
+      dedupeKey: row.dedupe_key,
+      payload: row.payload,
+      runAt: row.run_at,
+      attempts: row.attempts,
+    };
+    let finished = false;
+    const ctx: JobContext = {
+      transaction: (fn) =>
+        this.opts.db.kysely.transaction().execute(async (tx) => {
+          const result = await fn(tx);
+          await this.remove(tx, row);
+          finished = true;
+          return result;
+        }),
+    };
+    const log = this.opts.log.child({ jobId: row.id, jobKind: row.kind });
+    try {
+      const result = await definition.run(job, ctx);
+      if (finished) return;
+      if (result && 'retryAt' in result) {
+        await sql`UPDATE jobs SET run_at = ${result.retryAt}, locked_by = NULL, locked_until = NULL, attempts = 0
+                  WHERE id = ${row.id} AND locked_by = ${this.workerId}`.execute(this.opts.db.kysely);
+      } else {
+        await this.remove(this.opts.db.kysely, row).catch((err) => log.warn({ err }, 'job finished after its lease'));
+      }
+    } catch (err) {
+      const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts - 1, 16));
+      log.warn({ err, attempts: row.attempts, retryInMs: backoff }, 'job failed; will retry');
+      await sql`UPDATE jobs SET run_at = ${new Date(this.opts.clock.now().getTime() + backoff)},
+                  locked_by = NULL, locked_until = NULL, last_error = ${String((err as Error)?.message ?? err).slice(0, 2000)}
+                WHERE id = ${row.id} AND locked_by = ${this.workerId}`
+        .execute(this.opts.db.kysely)
+        .catch((e) => log.error({ err: e }, 'could not record a job failure'));
+    }
+  }
+
+  /** Removes a finished job, fenced on this process's claim. */
+  private async remove(ex: Executor, row: JobRow): Promise<void> {
+    const result = await sql`DELETE FROM jobs WHERE id = ${row.id} AND locked_by = ${this.workerId}
+                             AND attempts = ${row.attempts}`.execute(ex);
+    if (Number(result.numAffectedRows ?? 0) !== 1) {
+      throw new Error(`job ${row.id} was taken over by another process`);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { isCountryCode } from './iso/countries.ts';
+import { isCurrencyCode } from './iso/currencies.ts';
+import { isIsoDateOrDateTime } from './iso/datetimes.ts';
+import { isLanguageCode } from './iso/languages.ts';
+import { isTimeZone } from './iso/timezones.ts';
+import type { FieldProblems } from './errors.ts';
+
+// JSON Schema validation shared by request validation and the POS client's response checks: one
+// ajv setup (formats, our ISO formats) and one way to turn ajv's errors into `{ field: [problems] }`.
+
+/** Formats our schemas use beyond JSON Schema's own; each has a readable problem sentence. */
+export const CUSTOM_FORMATS: Record<string, { check: (v: string) => boolean; problem: string }> = {
+  'iso-country': { check: isCountryCode, problem: 'must be an ISO 3166-1 alpha-2 country code (e.g. "ES")' },
+  'iso-currency': { check: isCurrencyCode, problem: 'must be an ISO 4217 currency code (e.g. "EUR")' },
+  'iso-language': { check: isLanguageCode, problem: 'must be an ISO 639-1 two-letter language code (e.g. "fr")' },
+  'iana-timezone': { check: isTimeZone, problem: 'must be an IANA time zone name (e.g. "Europe/Madrid")' },
+  'iso-date-or-date-time': {
+    check: isIsoDateOrDateTime,
+    problem: 'must be an ISO 8601 date (e.g. "2026-01-15") or date-time (e.g. "2026-01-15T18:30:00Z")',
+  },
+};
+
+const FORMAT_PROBLEM: Record<string, string> = {
+  uri: 'must be an absolute URL',
+  url: 'must be an absolute URL',
+  email: 'must be an e-mail address',
+  uuid: 'must be a UUID',
+  'date-time': 'must be an ISO 8601 date-time with an offset',
+  date: 'must be an ISO 8601 date (YYYY-MM-DD)',
+  ...Object.fromEntries(Object.entries(CUSTOM_FORMATS).map(([name, f]) => [name, f.problem])),
+};
+
+// ajv-formats is CommonJS with a default export; under NodeNext its callable is `.default`.
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+export function newAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: true,
+    allErrors: true,
+    verbose: true,
+    strict: false,
+  });
+  addFormats(ajv);
+  for (const [name, { check }] of Object.entries(CUSTOM_FORMATS)) ajv.addFormat(name, check);
+  // Lets a schema state its own problem sentence: `{ pattern: '…', 'x-problem': 'must be …' }`.
+  ajv.addKeyword({ keyword: 'x-problem', schemaType: 'string' });
+  return ajv;
+}
+
+/** `/items/0/sku` -> `items[0].sku`. */
+function fieldOf(error: ErrorObject): string {
+  const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
+  let field = '';
+  for (const part of parts) field += /^\d+$/.test(part) ? `[${part}]` : field ? `.${part}` : part;
+  return field || 'body';
+}
+
+const TYPE_NAME: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+
+function problemOf(error: ErrorObject): string {
+  const own = (error.parentSchema as Record<string, unknown> | undefined)?.['x-problem'];
+  if (typeof own === 'string' && error.keyword !== 'required' && error.keyword !== 'type') return own;
+  const p = error.params as Record<string, any>;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'type': {
+      const types = (Array.isArray(p.type) ? p.type : String(p.type).split(',')).map((t: string) => TYPE_NAME[t] ?? t);
+      return `must be ${types.join(' or ')}`;
+    }
+    case 'minimum':
+      return `must be at least ${p.limit}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${p.limit}`;
+    case 'maximum':
+      return `must be at most ${p.limit}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${p.limit}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${p.limit} characters long`;
+    case 'maxLength':
+      return `must be at most ${p.limit} characters long`;
+    case 'minItems':
+      return `must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `must have at most ${p.limit} items`;
+    case 'uniqueItems':
+      return 'must not contain duplicates';
+    case 'enum':
+      return `must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'format':
+      return FORMAT_PROBLEM[p.format] ?? `must be a valid ${p.format}`;
+    case 'pattern':
+      return 'has an invalid format';
+    case 'multipleOf':
+      return `must be a multiple of ${p.multipleOf}`;
+    case 'anyOf':
+    case 'oneOf':
+      return 'is not any of the accepted forms';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** Turns ajv's errors into `{ field: [problems] }`, one readable sentence per problem. */
+export function fieldProblems(errors: ErrorObject[]): FieldProblems {
+  // Within a failed anyOf, the branches' own errors are noise: keep the anyOf's summary, and the
+  // branches' type names to say what would have been accepted.
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath));
+  const problems: FieldProblems = {};
+  for (const error of errors) {
+    const insideAnyOf = [...anyOfPaths].some((path) => error.schemaPath.startsWith(`${path}/`));
+    if (insideAnyOf) continue;
+    let problem = problemOf(error);
+    if (error.keyword === 'anyOf') {
+      const branches = ((error.schema as Array<{ type?: string }>) ?? []).map((b) => b.type).filter(Boolean);
+      if (branches.length) problem = `must be ${branches.map((t) => TYPE_NAME[t!] ?? t).join(' or ')}`;
+    }
+    const field = fieldOf(error);
+    const list = (problems[field] ??= []);
+    if (!list.includes(problem)) list.push(problem);
+  }
+  return problems;
+}

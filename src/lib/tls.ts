@@ -1,0 +1,60 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import selfsigned from 'selfsigned';
+
+export interface TlsMaterial {
+  key: string;
+  cert: string;
+}
+
+/** A self-signed certificate for localhost and the loopback addresses, valid for two years. */
+export async function generateSelfSigned(commonName = 'localhost'): Promise<TlsMaterial> {
+  const notBeforeDate = new Date(Date.now() - 60_000);
+  const notAfterDate = new Date(notBeforeDate.getTime() + 2 * 365 * 24 * 3600 * 1000);
+  const pems = await selfsigned.generate([{ name: 'commonName', value: commonName }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate,
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
+    ],
+  } as Parameters<typeof selfsigned.generate>[1]);
+  return { key: pems.private, cert: pems.cert };
+}
+
+/**
+ * The certificate in `dir` (tls.key + tls.crt), generated on first use and reused afterwards so
+ * clients that trusted it once keep trusting it (DES-006). Regenerated when it has expired.
+ */
+export async function loadOrCreateSelfSigned(dir: string): Promise<TlsMaterial & { certFile: string }> {
+  const keyFile = join(dir, 'tls.key');
+  const certFile = join(dir, 'tls.crt');
+  if (existsSync(keyFile) && existsSync(certFile)) {
+    const material = { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
+    if (new Date(new X509Certificate(material.cert).validTo).getTime() > Date.now() + 24 * 3600 * 1000) {
+      return { ...material, certFile };
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+  const material = await generateSelfSigned();
+  writeFileSync(keyFile, material.key, { mode: 0o600 });
+  writeFileSync(certFile, material.cert);
+  return { ...material, certFile };
+}
+
+export function loadTlsFiles(certFile: string, keyFile: string): TlsMaterial {
+  return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+}

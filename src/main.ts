@@ -1,0 +1,197 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, CONFIG_DOC, loadConfig } from './config.ts';
+import type { CommandName } from './admin/commands.ts';
+import { DataDirLockedError } from './db/lock.ts';
+import { AppError } from './lib/errors.ts';
+
+// The `tableside` command (DESIGN 4's CLI contract). Every printing command takes --json and then
+// prints exactly one JSON object on stdout and nothing else there; errors go to stderr with a
+// non-zero exit code. Heavy modules (the server, the store) are imported only by the commands that
+// need them, so a command handed to a running server starts quickly.
+
+function print(json: boolean, value: Record<string, unknown>, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+async function operator(name: CommandName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { runOperatorCommand } = await import('./cli/run-command.ts');
+  return (await runOperatorCommand(loadConfig(), name, args)) as Record<string, unknown>;
+}
+
+const lines = (o: Record<string, unknown>) =>
+  Object.entries(o)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+    .join('\n');
+
+export function buildProgram(): Command {
+  const program = new Command('tableside')
+    .description('Tableside: restaurant reservation and partner-integration service')
+    .addHelpText('after', `\nEnvironment:\n${CONFIG_DOC.map(([v, d]) => `  ${v.padEnd(32)} ${d}`).join('\n')}`)
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
+
+  program
+    .command('serve')
+    .description('run the HTTPS API (sandbox: with the POS simulator and a seeded sandbox partner)')
+    .option('--sandbox', 'sandbox mode (same as SANDBOX=1)')
+    .action(async (opts: { sandbox?: boolean }) => {
+      const config = loadConfig(process.env, opts.sandbox ? { sandbox: true } : {});
+      const { startService } = await import('./service.ts');
+      const service = await startService(config);
+      const out = [`Tableside listening on ${service.url} (${service.store.embedded ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`];
+      if (service.sandbox) {
+        const s = service.sandbox;
+        out.push(
+          'Sandbox credentials (also in .tableside/sandbox.json):',
+          `  content API key (/v1/rms):        ${s.apiKey}`,
+          `  access token (/v1/pat, /v1/pos):  ${s.accessToken}`,
+          `  client id / secret (/oauth/token): ${s.clientId} / ${s.clientSecret}`,
+          `  venues: ${s.venueIds.length ? s.venueIds.join(', ') : '(none yet)'}`,
+          `Try: curl -k ${service.url}/v1/pat/venues -H "Authorization: Bearer ${s.accessToken}"`,
+        );
+      }
+      process.stderr.write(`${out.join('\n')}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string) => {
+          service.log.info({ signal }, 'shutting down');
+          void service.close().then(resolve);
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
+    });
+
+  program
+    .command('migrate')
+    .description('apply the database migrations (they also run at every start)')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { json?: boolean }) => {
+      const result = await operator('migrate', {});
+      const applied = (result.applied as string[]) ?? [];
+      print(!!opts.json, result, applied.length ? `applied: ${applied.join(', ')}` : 'the schema is up to date');
+    });
+
+  const partner = program.command('partner').description('partners and their venue scope');
+  partner
+    .command('create')
+    .description('create a partner; prints its credentials once')
+    .requiredOption('--name <name>', 'partner name')
+    .requiredOption('--access <kinds>', 'comma-separated: rms, pat, analytics')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { name: string; access: string; json?: boolean }) => {
+      const result = await operator('partner.create', { name: opts.name, access: opts.access });
+      print(!!opts.json, result, `${lines(result)}\n(secrets are shown only now; store them safely)`);
+    });
+  partner
+    .command('grant')
+    .description("put an existing venue in a partner's scope")
+    .requiredOption('--partner <id>', 'partner id')
+    .requiredOption('--venue <id>', 'venue id')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { partner: string; venue: string; json?: boolean }) => {
+      const result = await operator('partner.grant', { partner: opts.partner, venue: opts.venue });
+      print(!!opts.json, result, `venue ${opts.venue} granted to partner ${opts.partner}`);
+    });
+
+  const token = program.command('token').description('access tokens for /v1/pat and /v1/pos');
+  token
+    .command('issue')
+    .description('issue an access token for a partner')
+    .requiredOption('--partner <id>', 'partner id')
+    .option('--ttl <seconds>', 'lifetime in seconds (default ACCESS_TOKEN_TTL_S, 3600)')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { partner: string; ttl?: string; json?: boolean }) => {
+      const result = await operator('token.issue', { partner: opts.partner, ttl: opts.ttl });
+      print(!!opts.json, result, lines(result));
+    });
+  token
+    .command('revoke')
+    .description('revoke an access token')
+    .requiredOption('--token <token>', 'the access token')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { token: string; json?: boolean }) => {
+      const result = await operator('token.revoke', { token: opts.token });
+      print(!!opts.json, result, 'token revoked');
+    });
+
+  program
+    .command('key')
+    .description('content API keys')
+    .command('revoke')
+    .description('revoke a content API key')
+    .requiredOption('--key <key>', 'the API key')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { key: string; json?: boolean }) => {
+      const result = await operator('key.revoke', { key: opts.key });
+      print(!!opts.json, result, 'key revoked');
+    });
+
+  program
+    .command('channel')
+    .description('booking channels (the operator’s)')
+    .command('create')
+    .description('create a booking channel')
+    .requiredOption('--name <name>', 'channel name')
+    .option('--logo <url>', 'logo URL')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { name: string; logo?: string; json?: boolean }) => {
+      const result = await operator('channel.create', { name: opts.name, logo: opts.logo });
+      print(!!opts.json, result, lines(result));
+    });
+
+  registerPosCommands(program);
+  return program;
+}
+
+function registerPosCommands(program: Command): void {
+  program
+    .command('pos-sim')
+    .description('run the reference POS simulator (partner contract + payment extension)')
+    .addOption(new Option('--port <port>', 'port').default('9443'))
+    .option('--api-key <key>', 'API key the simulator requires (default: random)')
+    .option('--state-file <file>', 'persist the simulator state to this JSON file')
+    .option('--json', 'print only the one JSON line')
+    .action(async (opts: { port: string; apiKey?: string; stateFile?: string; json?: boolean }) => {
+      const { runPosSim } = await import('../pos-simulator/src/cli.ts');
+      await runPosSim({ port: Number(opts.port), apiKey: opts.apiKey, json: !!opts.json, stateFile: opts.stateFile });
+    });
+
+  program
+    .command('pos-check')
+    .description('conformance kit: check a POS implementation of the partner contract')
+    .requiredOption('--base-url <url>', 'the POS base URL')
+    .requiredOption('--api-key <key>', 'the API key it expects')
+    .requiredOption('--venue <id>', 'a POS venue (location) id to test against')
+    .option('--payments', 'also check the payment extension (DESIGN 6.2)')
+    .option('--sku <sku>', 'a SKU configured for the venue (checks item support)')
+    .option('--ca <file>', 'PEM certificate to trust for this POS (a private CA or a self-signed test server)')
+    .option('--insecure', 'do not verify the TLS certificate (self-signed test servers)')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { baseUrl: string; apiKey: string; venue: string; payments?: boolean; sku?: string; ca?: string; insecure?: boolean; json?: boolean }) => {
+      const { posCheckMain } = await import('./pos/check/index.ts');
+      const { ca, ...rest } = opts;
+      process.exitCode = await posCheckMain({ ...rest, json: !!opts.json, caFile: ca });
+    });
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    const message =
+      err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof AppError
+        ? err.message
+        : `${(err as Error)?.message ?? err}`;
+    process.stderr.write(`tableside: ${message}\n`);
+    if (!(err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof AppError) && process.env.LOG_LEVEL === 'debug') {
+      process.stderr.write(`${(err as Error)?.stack}\n`);
+    }
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,119 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Db } from '../db/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import { isUuid } from '../lib/ids.ts';
+import { hashSecret } from '../lib/secrets.ts';
+import { PosError, type PosClients } from '../pos/pos-client.ts';
+import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import * as connections from '../pat/connections.repository.ts';
+import type { OrdersService } from '../pat/orders.service.ts';
+import { insertEvent } from '../pat/payments.repository.ts';
+import { importTables } from '../pat/tables.repository.ts';
+import * as repo from './onboarding.repository.ts';
+import type { PageState } from './onboarding.page.ts';
+
+// Onboarding a standalone venue (spec 3.5, 4.7; DESIGN 6.5). The restaurant opens its link, enters
+// its POS location id, and the service proves the location exists (the POS's tables call with the
+// service's credentials), refuses a location already connected to another venue, imports the
+// tables and activates the connection. Any failure leaves the request open for another try.
+
+export const LOCATION_ALREADY_CONNECTED = 'This POS location is already connected to another venue (location already connected).';
+
+export interface OnboardingDeps {
+  db: Pick<Db, 'kysely'>;
+  clock: Clock;
+  log: Logger;
+  posTypes: PosTypeRegistry;
+  posClients: PosClients;
+  orders: OrdersService;
+}
+
+function posProblem(err: PosError): string {
+  if (err.kind === 'status' && err.status === 404) return 'Your POS does not know that location id. Check it and try again.';
+  if (err.kind === 'status' && (err.status === 401 || err.status === 403)) return 'Your POS refused our credentials for that location. Contact support.';
+  if (err.kind === 'timeout' || err.kind === 'unreachable') return 'Your POS could not be reached just now. Try again in a few minutes.';
+  return 'Your POS gave an answer we could not use. Try again, or contact support if it keeps happening.';
+}
+
+export function createOnboardingService({ db, clock, log, posTypes, posClients, orders }: OnboardingDeps) {
+  async function authorised(requestId: string, secret: string | undefined): Promise<repo.OnboardingRow | null> {
+    if (!isUuid(requestId) || !secret) return null;
+    const request = await repo.findRequest(db.kysely, requestId);
+    if (!request) return null;
+    const a = Buffer.from(hashSecret(secret), 'hex');
+    const b = Buffer.from(request.secret_hash, 'hex');
+    return a.length === b.length && timingSafeEqual(a, b) ? request : null;
+  }
+
+  const posName = (code: string) => posTypes.get(code)?.name ?? code;
+
+  return {
+    async show(requestId: string, secret: string | undefined, action: string): Promise<{ status: number; page: PageState }> {
+      const request = await authorised(requestId, secret);
+      if (!request) return { status: 404, page: { kind: 'invalid' } };
+      if (request.status === 'active') {
+        return { status: 200, page: { kind: 'connected', venueName: request.venue_name, posName: posName(request.pos_type), tableCount: null } };
+      }
+      return { status: 200, page: { kind: 'form', venueName: request.venue_name, posName: posName(request.pos_type), action } };
+    },
+
+    async submit(requestId: string, secret: string | undefined, posVenueIdRaw: unknown, action: string): Promise<{ status: number; page: PageState }> {
+      const request = await authorised(requestId, secret);
+      if (!request) return { status: 404, page: { kind: 'invalid' } };
+      const venueName = request.venue_name;
+      const form = (status: number, error: string, posVenueId?: string) => ({
+        status,
+        page: { kind: 'form' as const, venueName, posName: posName(request.pos_type), action, error, posVenueId },
+      });
+      if (request.status === 'active') {
+        return { status: 200, page: { kind: 'connected' as const, venueName, posName: posName(request.pos_type), tableCount: null } };
+      }
+      const posVenueId = typeof posVenueIdRaw === 'string' ? posVenueIdRaw.trim() : '';
+      if (!posVenueId || posVenueId.length > 200) return form(400, 'Enter the POS location id (at most 200 characters).', posVenueId);
+      // Control characters are never part of a location id (and U+0000 cannot be stored): refused
+      // here with the form, before any query or POS call.
+      if (/[\u0000-\u001f\u007f]/.test(posVenueId)) return form(400, 'The POS location id cannot contain control characters.', '');
+
+      const posType = posTypes.get(request.pos_type);
+      if (!posType) return form(503, 'This point of sale is not available right now. Contact support.', posVenueId);
+      const now = clock.now();
+      const taken = await connections.findConnectionByLocation(db.kysely, posType.code, posVenueId);
+      if (taken && taken.venue_id !== request.venue_id) {
+        await repo.recordError(db.kysely, request.id, 'location already connected', now);
+        return form(409, LOCATION_ALREADY_CONNECTED, posVenueId);
+      }
+
+      let tables;
+      try {
+        tables = await posClients.for(posType).listTables(posVenueId);
+      } catch (err) {
+        if (!(err instanceof PosError)) throw err;
+        log.warn({ requestId, err: err.message }, 'onboarding: the POS tables call failed');
+        await repo.recordError(db.kysely, request.id, err.message.slice(0, 500), now);
+        return form(502, posProblem(err), posVenueId);
+      }
+
+      try {
+        const activated = await db.kysely.transaction().execute(async (tx) => {
+          if (!(await repo.activate(tx, request.id, now))) return false;
+          await connections.insertConnection(tx, { venue_id: request.venue_id, pos_type: posType.code, pos_venue_id: posVenueId }, now);
+          await importTables(tx, request.venue_id, tables, now);
+          await connections.setTablesSyncedAt(tx, request.venue_id, now);
+          await orders.scheduleSync(tx, request.venue_id);
+          await insertEvent(tx, null, 'venue.onboarded', { venueId: request.venue_id, posType: posType.code, posVenueId }, now);
+          return true;
+        });
+        if (!activated) return { status: 200, page: { kind: 'connected' as const, venueName, posName: posType.name, tableCount: null } };
+      } catch (err) {
+        // Two venues claiming one location at the same moment: the unique constraint decides.
+        if ((err as { code?: string }).code === '23505') return form(409, LOCATION_ALREADY_CONNECTED, posVenueId);
+        throw err;
+      }
+      log.info({ requestId, venueId: request.venue_id, posType: posType.code }, 'venue onboarded');
+      return { status: 200, page: { kind: 'connected' as const, venueName, posName: posType.name, tableCount: tables.length } };
+    },
+  };
+}
+
+export type OnboardingService = ReturnType<typeof createOnboardingService>;

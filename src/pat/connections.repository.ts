@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/db.ts';
+
+// Venues and their POS connections, as pay-at-table sees them.
+
+export interface PatVenueRow {
+  id: string;
+  name: string;
+  country_code: string | null;
+  city: string | null;
+  timezone: string | null;
+  currency: string | null;
+  pos_type: string | null;
+}
+
+export interface ConnectionRow {
+  venue_id: string;
+  pos_type: string;
+  pos_venue_id: string;
+  status: 'active' | 'suspended';
+  connected_at: Date;
+  tables_synced_at: Date | null;
+  orders_synced_until: Date | null;
+}
+
+export async function findVenue(ex: Executor, venueId: string): Promise<PatVenueRow | null> {
+  const { rows } = await sql<PatVenueRow>`
+    SELECT id, name, country_code, city, timezone, currency, pos_type FROM venues WHERE id = ${venueId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+/** A venue in a partner's scope with its POS connection (null when none), in one round trip. */
+export async function findScopedVenue(
+  ex: Executor,
+  partnerId: string,
+  venueId: string,
+): Promise<{ venue: PatVenueRow; connection: ConnectionRow | null } | null> {
+  const { rows } = await sql<PatVenueRow & { c_pos_type: string | null; c_pos_venue_id: string | null; c_status: ConnectionRow['status'] | null; c_connected_at: Date | null; c_tables_synced_at: Date | null; c_orders_synced_until: Date | null }>`
+    SELECT v.id, v.name, v.country_code, v.city, v.timezone, v.currency, v.pos_type,
+           c.pos_type AS c_pos_type, c.pos_venue_id AS c_pos_venue_id, c.status AS c_status, c.connected_at AS c_connected_at,
+           c.tables_synced_at AS c_tables_synced_at, c.orders_synced_until AS c_orders_synced_until
+    FROM partner_venues pv
+    JOIN venues v ON v.id = pv.venue_id
+    LEFT JOIN pos_connections c ON c.venue_id = v.id
+    WHERE pv.partner_id = ${partnerId} AND pv.venue_id = ${venueId}`.execute(ex);
+  const r = rows[0];
+  if (!r) return null;
+  const venue: PatVenueRow = { id: r.id, name: r.name, country_code: r.country_code, city: r.city, timezone: r.timezone, currency: r.currency, pos_type: r.pos_type };
+  const connection: ConnectionRow | null = r.c_pos_type
+    ? {
+        venue_id: r.id,
+        pos_type: r.c_pos_type,
+        pos_venue_id: r.c_pos_venue_id!,
+        status: r.c_status!,
+        connected_at: r.c_connected_at!,
+        tables_synced_at: r.c_tables_synced_at,
+        orders_synced_until: r.c_orders_synced_until,
+      }
+    : null;
+  return { venue, connection };
+}
+
+export async function findConnection(ex: Executor, venueId: string): Promise<ConnectionRow | null> {
+  const { rows } = await sql<ConnectionRow>`SELECT * FROM pos_connections WHERE venue_id = ${venueId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+export async function findConnectionByLocation(ex: Executor, posType: string, posVenueId: string): Promise<ConnectionRow | null> {
+  const { rows } = await sql<ConnectionRow>`
+    SELECT * FROM pos_connections WHERE pos_type = ${posType} AND pos_venue_id = ${posVenueId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+export async function insertConnection(ex: Executor, c: Pick<ConnectionRow, 'venue_id' | 'pos_type' | 'pos_venue_id'>, now: Date): Promise<void> {
+  await sql`INSERT INTO pos_connections (venue_id, pos_type, pos_venue_id, status, connected_at, updated_at)
+            VALUES (${c.venue_id}, ${c.pos_type}, ${c.pos_venue_id}, 'active', ${now}, ${now})`.execute(ex);
+}
+
+export async function setTablesSyncedAt(ex: Executor, venueId: string, at: Date): Promise<void> {
+  await sql`UPDATE pos_connections SET tables_synced_at = ${at} WHERE venue_id = ${venueId}`.execute(ex);
+}
+
+export async function setOrdersSyncedUntil(ex: Executor, venueId: string, until: Date): Promise<void> {
+  await sql`UPDATE pos_connections SET orders_synced_until = ${until}, updated_at = ${until} WHERE venue_id = ${venueId}`.execute(ex);
+}
+
+export async function listActiveConnections(ex: Executor): Promise<ConnectionRow[]> {
+  const { rows } = await sql<ConnectionRow>`SELECT * FROM pos_connections WHERE status = 'active'`.execute(ex);
+  return rows;
+}

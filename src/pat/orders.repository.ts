@@ -1,0 +1,181 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/db.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import type { OrderStatus, StoredCheck, StoredItem, StoredOrder } from './orders.fns.ts';
+
+// SQL for the orders mirrored from POS systems (DESIGN 6.3) and their checks.
+
+export interface OrderRow {
+  id: string;
+  venue_id: string;
+  pos_order_id: string;
+  status: OrderStatus;
+  pos_tables: string[];
+  party_size: number | null;
+  reservation_date: Date | null;
+  currency: string;
+  prepayment_minor: number;
+  open_at: Date;
+  closed_at: Date | null;
+  closed_by: 'pos' | 'pat' | null;
+  pos_updated_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CheckRow {
+  id: string;
+  order_id: string;
+  check_number: string;
+  status: string;
+  subtotal_minor: number;
+  tax_minor: number;
+  tip_minor: number;
+  discount_minor: number;
+  payment_method: string | null;
+  items: StoredItem[];
+  closed_at: Date | null;
+  voided_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const checkOfRow = (r: CheckRow): StoredCheck => ({
+  checkNumber: r.check_number,
+  status: r.status,
+  subtotalMinor: r.subtotal_minor,
+  taxMinor: r.tax_minor,
+  tipMinor: r.tip_minor,
+  discountMinor: r.discount_minor,
+  paymentMethod: r.payment_method,
+  items: r.items,
+  closedAt: r.closed_at,
+  voidedAt: r.voided_at,
+});
+
+export async function findOrder(ex: Executor, venueId: string, orderId: string): Promise<OrderRow | null> {
+  const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE id = ${orderId} AND venue_id = ${venueId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+export async function lockOrder(ex: Executor, orderId: string): Promise<OrderRow> {
+  const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE id = ${orderId} FOR UPDATE`.execute(ex);
+  return rows[0];
+}
+
+export async function findByPosId(ex: Executor, venueId: string, posOrderId: string): Promise<OrderRow | null> {
+  const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE venue_id = ${venueId} AND pos_order_id = ${posOrderId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+/** The stored open order on a POS table (merged tables: any order listing it). */
+export async function findOpenOrderForTable(ex: Executor, venueId: string, posTableId: string): Promise<OrderRow | null> {
+  const { rows } = await sql<OrderRow>`
+    SELECT * FROM orders
+    WHERE venue_id = ${venueId} AND status = 'open' AND ${posTableId} = ANY(pos_tables)
+    ORDER BY open_at DESC LIMIT 1`.execute(ex);
+  return rows[0] ?? null;
+}
+
+export async function listChecks(ex: Executor, orderIds: string[]): Promise<CheckRow[]> {
+  if (orderIds.length === 0) return [];
+  const { rows } = await sql<CheckRow>`
+    SELECT * FROM order_checks WHERE order_id = ANY(${orderIds}::uuid[]) ORDER BY order_id, check_number`.execute(ex);
+  return rows;
+}
+
+/**
+ * Inserts or refreshes an order read from the POS, keeping its UUID and its checks' UUIDs. An order
+ * the service closed (pay-at-table) is not reopened by an older view of the POS that still shows it
+ * open; its close time stays the service's.
+ */
+export async function upsertOrder(ex: Executor, venueId: string, currency: string, order: StoredOrder, now: Date): Promise<OrderRow> {
+  const existing = await findByPosId(ex, venueId, order.posOrderId);
+  if (existing && existing.status !== 'open' && order.status === 'open') return existing;
+  if (existing && existing.pos_updated_at.getTime() > order.posUpdatedAt.getTime()) return existing;
+  // A POS marks every change of an order with a new updatedAt (the sync's from/until windows rely
+  // on it, DESIGN 9), so the same updatedAt and status is the state already stored: no writes, which
+  // keeps live bill reads and payment re-reads to one SELECT here.
+  if (existing && existing.status === order.status && sameTime(existing.pos_updated_at, order.posUpdatedAt)) return existing;
+
+  const closedBy = order.status === 'open' ? null : (existing?.closed_by ?? 'pos');
+  const closedAt = order.status === 'open' ? null : closedBy === 'pat' && existing?.closed_at ? existing.closed_at : order.closedAt;
+  let row: OrderRow;
+  if (existing) {
+    // updatedAt is "last modified" (spec 2.13): reading the same state again (sync overlap, a re-run,
+    // a live bill read) changes nothing, so it keeps its value.
+    const changed = !sameOrderState(existing, order, closedAt, closedBy);
+    const { rows } = await sql<OrderRow>`
+      UPDATE orders SET status = ${order.status}, pos_tables = ${order.posTables}::text[], party_size = ${order.partySize},
+        reservation_date = ${order.reservationDate}, prepayment_minor = ${order.prepaymentMinor}, open_at = ${order.openAt},
+        closed_at = ${closedAt}, closed_by = ${closedBy}, pos_updated_at = ${order.posUpdatedAt},
+        updated_at = ${changed ? now : existing.updated_at}
+      WHERE id = ${existing.id} RETURNING *`.execute(ex);
+    row = rows[0];
+  } else {
+    const { rows } = await sql<OrderRow>`
+      INSERT INTO orders (id, venue_id, pos_order_id, status, pos_tables, party_size, reservation_date, currency,
+                          prepayment_minor, open_at, closed_at, closed_by, pos_updated_at, created_at, updated_at)
+      VALUES (${uuidv7()}, ${venueId}, ${order.posOrderId}, ${order.status}, ${order.posTables}::text[], ${order.partySize},
+              ${order.reservationDate}, ${currency}, ${order.prepaymentMinor}, ${order.openAt}, ${closedAt}, ${closedBy},
+              ${order.posUpdatedAt}, ${now}, ${now})
+      ON CONFLICT (venue_id, pos_order_id) DO UPDATE SET updated_at = excluded.updated_at
+      RETURNING *`.execute(ex);
+    row = rows[0];
+  }
+
+  for (const check of order.checks) {
+    await sql`
+      INSERT INTO order_checks (id, order_id, check_number, status, subtotal_minor, tax_minor, tip_minor, discount_minor,
+                                payment_method, items, closed_at, voided_at, created_at, updated_at)
+      VALUES (${uuidv7()}, ${row.id}, ${check.checkNumber}, ${check.status}, ${check.subtotalMinor}, ${check.taxMinor},
+              ${check.tipMinor}, ${check.discountMinor}, ${check.paymentMethod}, ${JSON.stringify(check.items)}::jsonb,
+              ${check.closedAt}, ${check.voidedAt}, ${now}, ${now})
+      ON CONFLICT (order_id, check_number) DO UPDATE SET
+        status = excluded.status, subtotal_minor = excluded.subtotal_minor, tax_minor = excluded.tax_minor,
+        tip_minor = excluded.tip_minor, discount_minor = excluded.discount_minor, payment_method = excluded.payment_method,
+        items = excluded.items,
+        closed_at = coalesce(excluded.closed_at, order_checks.closed_at),
+        voided_at = coalesce(excluded.voided_at, order_checks.voided_at),
+        updated_at = CASE
+          WHEN (order_checks.status, order_checks.subtotal_minor, order_checks.tax_minor, order_checks.tip_minor,
+                order_checks.discount_minor, order_checks.payment_method, order_checks.items,
+                order_checks.closed_at, order_checks.voided_at)
+               IS DISTINCT FROM
+               (excluded.status, excluded.subtotal_minor, excluded.tax_minor, excluded.tip_minor,
+                excluded.discount_minor, excluded.payment_method, excluded.items,
+                coalesce(excluded.closed_at, order_checks.closed_at), coalesce(excluded.voided_at, order_checks.voided_at))
+          THEN excluded.updated_at ELSE order_checks.updated_at END`.execute(ex);
+  }
+  // Checks the POS no longer reports (merged into another, say) are gone from the order.
+  await sql`DELETE FROM order_checks WHERE order_id = ${row.id}
+            AND NOT (check_number = ANY(${order.checks.map((c) => c.checkNumber)}::text[]))`.execute(ex);
+  return row;
+}
+
+const sameTime = (a: Date | null, b: Date | null): boolean => (a === null || b === null ? a === b : a.getTime() === b.getTime());
+
+/** Whether storing `order` over `row` would leave every column it sets as it is. */
+function sameOrderState(row: OrderRow, order: StoredOrder, closedAt: Date | null, closedBy: string | null): boolean {
+  return (
+    row.status === order.status &&
+    row.pos_tables.length === order.posTables.length &&
+    row.pos_tables.every((t, i) => t === order.posTables[i]) &&
+    row.party_size === order.partySize &&
+    sameTime(row.reservation_date, order.reservationDate) &&
+    Number(row.prepayment_minor) === order.prepaymentMinor &&
+    sameTime(row.open_at, order.openAt) &&
+    sameTime(row.closed_at, closedAt) &&
+    row.closed_by === closedBy &&
+    sameTime(row.pos_updated_at, order.posUpdatedAt)
+  );
+}
+
+/** Closes an order in the service (a confirmed payment settled it): its open checks close too. */
+export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
+  await sql`UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
+            WHERE id = ${orderId} AND status = 'open'`.execute(ex);
+  await sql`UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
+              payment_method = coalesce(${paymentMethod}, payment_method)
+            WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
+}

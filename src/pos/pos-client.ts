@@ -1,0 +1,320 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import type { ValidateFunction } from 'ajv';
+import type { TSchema } from 'typebox';
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { fieldProblems, newAjv } from '../lib/json-schema.ts';
+import type { PosType } from './pos-types.ts';
+import {
+  CreatedOrder, PaymentState, PosOrder, PosOrders, PosTables, UnknownSkus,
+  type PosTable,
+} from './pos.schemas.ts';
+
+// The service's client of the POS partner contract (spec 4.6) and its payment extension (DESIGN
+// 6.2), over HTTPS with the POS type's API key. The POS is untrusted: every call has connect and
+// overall time limits, and every answer is checked against the contract before it is returned;
+// anything else becomes a PosError saying what was wrong.
+
+export type PosErrorKind = 'unreachable' | 'timeout' | 'status' | 'bad_json' | 'bad_shape';
+
+export class PosError extends Error {
+  constructor(
+    readonly kind: PosErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'PosError';
+  }
+}
+
+export interface CreateOrderItem {
+  sku: string;
+  quantity: number;
+  notes?: string;
+}
+
+export interface CreateOrderInput {
+  /** The service's own order id (spec 4.6 `id`). */
+  id?: string;
+  tables: string[];
+  guestName?: string;
+  guestEmail?: string;
+  guestTelephone?: string;
+  partySize?: number;
+  /** Decimal, in the venue's currency; always sent, 0 when none. */
+  prepayment: number;
+  /** Seating time, already formatted 'Y-m-d H:i:s'. */
+  date?: string;
+  items?: CreateOrderItem[];
+}
+
+export type CreateOrderResult =
+  | { ok: true; id: string; checkNumber: string }
+  | { ok: false; error: string; unknownSkus: string[] };
+
+export interface ForwardPaymentInput {
+  paymentId: string;
+  type: 'full' | 'partial';
+  amount: number;
+  tip: number;
+  currency: string | null;
+  paymentMethod: string | null;
+}
+
+/** The POS's answer to a forwarded payment or a status poll. */
+export type PosPaymentAnswer =
+  | { status: 'confirmed' }
+  | { status: 'pending' }
+  | { status: 'failed'; failureCode: string };
+
+export interface ListOrdersQuery {
+  status?: 'open' | 'closed';
+  from?: Date;
+  until?: Date;
+}
+
+export interface PosAdapter {
+  listTables(posVenueId: string): Promise<PosTable[]>;
+  createOrder(posVenueId: string, input: CreateOrderInput): Promise<CreateOrderResult>;
+  listOrders(posVenueId: string, query?: ListOrdersQuery): Promise<PosOrder[]>;
+  /** null when the POS answers 404. */
+  getOrder(posVenueId: string, posOrderId: string): Promise<PosOrder | null>;
+  /** The open order whose tables include the table (DESIGN 6.2), or null. */
+  openOrderForTable(posVenueId: string, posTableId: string): Promise<PosOrder | null>;
+  forwardPayment(posVenueId: string, posOrderId: string, input: ForwardPaymentInput): Promise<PosPaymentAnswer>;
+  paymentStatus(posVenueId: string, posOrderId: string, paymentId: string): Promise<PosPaymentAnswer>;
+}
+
+const ajv = newAjv(false);
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+function check<T>(schema: TSchema, value: unknown, what: string): T {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema as object);
+    compiled.set(schema, validate);
+  }
+  if (!validate(value)) {
+    const problems = fieldProblems(validate.errors ?? []);
+    const [field, list] = Object.entries(problems)[0] ?? ['body', ['is invalid']];
+    throw new PosError('bad_shape', `${what}: ${field === 'body' ? 'the answer' : field} ${list[0]}`);
+  }
+  return value as T;
+}
+
+/** Node's default trust plus NODE_EXTRA_CA_CERTS plus a POS type's own CA (undici's `ca` replaces the defaults). */
+function trustFor(extra: string | undefined): string[] | undefined {
+  if (!extra) return undefined;
+  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
+  return [...rootCertificates, ...fromEnv, extra];
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+export interface PosClientOptions {
+  /** Whole-call limit (POS_TIMEOUT_MS). */
+  timeoutMs: number;
+  connectTimeoutMs?: number;
+}
+
+const enc = encodeURIComponent;
+
+export class PosClient implements PosAdapter {
+  private readonly dispatcher: Dispatcher;
+
+  constructor(
+    private readonly type: Pick<PosType, 'code' | 'baseUrl' | 'apiKey' | 'ca'>,
+    private readonly opts: PosClientOptions,
+  ) {
+    // One keep-alive pool per POS type (its base URL).
+    this.dispatcher = new Agent({
+      connect: { timeout: opts.connectTimeoutMs ?? 2000, ...(type.ca ? { ca: trustFor(type.ca) } : {}) },
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      keepAliveTimeout: 10_000,
+      connections: 32,
+    });
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    opts: { query?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
+  ): Promise<{ status: number; body: unknown }> {
+    const url = new URL(this.type.baseUrl + path);
+    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
+    const what = `${method} ${path}`;
+    const timeoutMs = opts.timeoutMs ?? this.opts.timeoutMs;
+    const signal = AbortSignal.timeout(timeoutMs);
+    let res: Dispatcher.ResponseData;
+    try {
+      // undici only acts on the signal once the request has a socket: a POS that accepts the
+      // connection and stalls the TLS handshake would hold the call until the connect timeout. The
+      // race keeps the whole-call limit whole (undici drops the request when it does connect).
+      const pending = request(url, {
+        method,
+        dispatcher: this.dispatcher,
+        headers: {
+          authorization: `Bearer ${this.type.apiKey}`,
+          accept: 'application/json',
+          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+        signal,
+      });
+      res = await Promise.race([pending, rejectOnAbort(signal)]);
+    } catch (err) {
+      throw this.transportError(err, what, timeoutMs);
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      throw this.transportError(err, what, timeoutMs);
+    }
+    let body: unknown = undefined;
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // A success must be JSON. An error status with an HTML or text page (a proxy's 502, a
+        // gateway's 504) is still that status: the caller maps it, with no body.
+        if (res.statusCode >= 200 && res.statusCode <= 299) {
+          throw new PosError('bad_json', `${what}: the POS answered ${res.statusCode} with a body that is not JSON`, res.statusCode);
+        }
+      }
+    }
+    return { status: res.statusCode, body };
+  }
+
+  private transportError(err: unknown, what: string, timeoutMs: number): PosError {
+    const e = err as Error & { code?: string; cause?: { code?: string } };
+    const code = e.code ?? e.cause?.code;
+    if (e.name === 'TimeoutError' || e.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+      return new PosError('timeout', `${what}: the POS did not answer within ${timeoutMs} ms`);
+    }
+    if (err instanceof undiciErrors.ConnectTimeoutError) return new PosError('timeout', `${what}: connecting to the POS timed out`);
+    return new PosError('unreachable', `${what}: the POS could not be reached (${code ?? e.message})`);
+  }
+
+  private unexpected(what: string, status: number, body: unknown): PosError {
+    const detail = body && typeof body === 'object' && 'error' in body ? `: ${String((body as { error: unknown }).error).slice(0, 200)}` : '';
+    return new PosError('status', `${what}: the POS answered ${status}${detail}`, status);
+  }
+
+  async listTables(posVenueId: string): Promise<PosTable[]> {
+    const path = `/venue/${enc(posVenueId)}/tables`;
+    const res = await this.call('GET', path);
+    if (res.status !== 200) throw this.unexpected(`GET ${path}`, res.status, res.body);
+    const tables = check<PosTable[]>(PosTables, res.body, `GET ${path}`);
+    const seen = new Set<string>();
+    for (const t of tables) {
+      if (seen.has(t.id)) throw new PosError('bad_shape', `GET ${path}: table id ${t.id} is listed twice`);
+      seen.add(t.id);
+    }
+    return tables;
+  }
+
+  async createOrder(posVenueId: string, input: CreateOrderInput): Promise<CreateOrderResult> {
+    const path = `/venue/${enc(posVenueId)}/orders`;
+    // spec 4.6: tables (never the deprecated tableId), prepayment always, items only when there are some.
+    const body: Record<string, unknown> = { tables: input.tables, prepayment: input.prepayment };
+    for (const key of ['id', 'guestName', 'guestEmail', 'guestTelephone', 'partySize', 'date'] as const) {
+      if (input[key] !== undefined) body[key] = input[key];
+    }
+    if (input.items && input.items.length > 0) {
+      body.items = input.items.map((i) => (i.notes ? { sku: i.sku, quantity: i.quantity, notes: i.notes } : { sku: i.sku, quantity: i.quantity }));
+    }
+    const res = await this.call('POST', path, { body });
+    if (res.status === 422 && res.body && typeof res.body === 'object' && 'unknownSkus' in res.body) {
+      const answer = check<{ error: string; unknownSkus: string[] }>(UnknownSkus, res.body, `POST ${path}`);
+      return { ok: false, error: answer.error, unknownSkus: answer.unknownSkus };
+    }
+    if (res.status < 200 || res.status > 299) throw this.unexpected(`POST ${path}`, res.status, res.body);
+    const created = check<{ id: string; checkNumber: string }>(CreatedOrder, res.body, `POST ${path}`);
+    return { ok: true, id: created.id, checkNumber: created.checkNumber };
+  }
+
+  async listOrders(posVenueId: string, query: ListOrdersQuery = {}): Promise<PosOrder[]> {
+    const path = `/venue/${enc(posVenueId)}/orders`;
+    const q: Record<string, string> = {};
+    if (query.status) q.status = query.status;
+    if (query.from) q.from = query.from.toISOString();
+    if (query.until) q.until = query.until.toISOString();
+    const res = await this.call('GET', path, { query: q });
+    if (res.status !== 200) throw this.unexpected(`GET ${path}`, res.status, res.body);
+    return check<PosOrder[]>(PosOrders, res.body, `GET ${path}`);
+  }
+
+  async getOrder(posVenueId: string, posOrderId: string): Promise<PosOrder | null> {
+    const path = `/venue/${enc(posVenueId)}/orders/${enc(posOrderId)}`;
+    const res = await this.call('GET', path);
+    if (res.status === 404) return null;
+    if (res.status !== 200) throw this.unexpected(`GET ${path}`, res.status, res.body);
+    return check<PosOrder>(PosOrder, res.body, `GET ${path}`);
+  }
+
+  async openOrderForTable(posVenueId: string, posTableId: string): Promise<PosOrder | null> {
+    const open = await this.listOrders(posVenueId, { status: 'open' });
+    return open.find((o) => o.status === 'open' && o.tables.includes(posTableId)) ?? null;
+  }
+
+  private paymentAnswer(what: string, status: number, body: unknown, allowed: number[]): PosPaymentAnswer {
+    if (!allowed.includes(status)) throw this.unexpected(what, status, body);
+    const state = check<PaymentState>(PaymentState, body, what);
+    if (state.status === 'failed') {
+      if (!state.failureCode) throw new PosError('bad_shape', `${what}: a failed payment must carry a failureCode`);
+      return { status: 'failed', failureCode: state.failureCode };
+    }
+    return { status: state.status };
+  }
+
+  async forwardPayment(posVenueId: string, posOrderId: string, input: ForwardPaymentInput): Promise<PosPaymentAnswer> {
+    const path = `/venue/${enc(posVenueId)}/orders/${enc(posOrderId)}/payments`;
+    const res = await this.call('POST', path, { body: input });
+    const answer = this.paymentAnswer(`POST ${path}`, res.status, res.body, [200, 202, 409, 422]);
+    // The status must agree with the code: 200 confirmed, 202 pending, 409/422 failed.
+    const expected = res.status === 200 ? 'confirmed' : res.status === 202 ? 'pending' : 'failed';
+    if (answer.status !== expected) {
+      throw new PosError('bad_shape', `POST ${path}: status "${answer.status}" does not match HTTP ${res.status}`, res.status);
+    }
+    return answer;
+  }
+
+  async paymentStatus(posVenueId: string, posOrderId: string, paymentId: string): Promise<PosPaymentAnswer> {
+    const path = `/venue/${enc(posVenueId)}/orders/${enc(posOrderId)}/payments/${enc(paymentId)}`;
+    const res = await this.call('GET', path);
+    return this.paymentAnswer(`GET ${path}`, res.status, res.body, [200]);
+  }
+}
+
+/** One client per POS type, created on first use. */
+export class PosClients {
+  private readonly clients = new Map<string, PosClient>();
+
+  constructor(private readonly opts: PosClientOptions) {}
+
+  for(type: PosType): PosClient {
+    let client = this.clients.get(type.code);
+    if (!client) {
+      client = new PosClient(type, this.opts);
+      this.clients.set(type.code, client);
+    }
+    return client;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.clients.values()].map((c) => c.close()));
+    this.clients.clear();
+  }
+}

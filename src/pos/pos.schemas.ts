@@ -1,0 +1,72 @@
+import Type, { type Static } from 'typebox';
+
+// What a POS may answer under the partner contract (spec 2.6, 2.7, 4.6) and the payment extension
+// (DESIGN 6.2). The client validates every answer against these before anything reaches the
+// service: a POS is an outside system and is not trusted. Extra fields are allowed and kept (the
+// analytics API passes other item fields through).
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const PosTable = Type.Object({ id: Type.String({ minLength: 1 }), name: Type.String() });
+export type PosTable = Static<typeof PosTable>;
+export const PosTables = Type.Array(PosTable);
+
+export const PosItem = Type.Object(
+  {
+    // spec 2.7 says integer; POS systems in the wild send strings too, and some send none.
+    id: Type.Optional(Type.Union([Type.Integer(), Type.String(), Type.Null()])),
+    name: Type.String(),
+    price: Type.Number(),
+    quantity: Type.Integer(),
+    discount: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: true },
+);
+export type PosItem = Static<typeof PosItem> & Record<string, unknown>;
+
+export const PosCheck = Type.Object(
+  {
+    checkNumber: Type.String(),
+    status: Type.String(),
+    totalAmount: Type.Number(),
+    tax: Type.Number(),
+    tip: Type.Number(),
+    discount: Type.Number(),
+    paymentMethod: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    items: Type.Array(PosItem),
+    closedAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+    voidedAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+  },
+  { additionalProperties: true },
+);
+export type PosCheck = Static<typeof PosCheck> & Record<string, unknown>;
+
+export const PosOrder = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    status: Type.Enum(['open', 'closed']),
+    tables: Type.Array(Type.String()),
+    partySize: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    guestName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    checks: Type.Array(PosCheck),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    closedAt: Type.Union([Timestamp, Type.Null()]),
+    // Extensions a POS may send and the service uses when present.
+    prepayment: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+    reservationId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    source: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+export type PosOrder = Static<typeof PosOrder>;
+export const PosOrders = Type.Array(PosOrder);
+
+export const CreatedOrder = Type.Object({ id: Type.String({ minLength: 1 }), checkNumber: Type.String() });
+export const UnknownSkus = Type.Object({ error: Type.String(), unknownSkus: Type.Array(Type.String()) });
+
+export const PaymentState = Type.Object({
+  status: Type.Enum(['pending', 'confirmed', 'failed']),
+  failureCode: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+export type PaymentState = Static<typeof PaymentState>;

@@ -1,0 +1,143 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { AuthService } from '../auth/auth.service.ts';
+import { grantVenue } from '../auth/auth.repository.ts';
+import type { Db } from '../db/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import * as connections from '../pat/connections.repository.ts';
+import type { OrdersService } from '../pat/orders.service.ts';
+import { importTables } from '../pat/tables.repository.ts';
+import { insertVenue } from '../pat/venues.repository.ts';
+import type { PosClients } from '../pos/pos-client.ts';
+import type { PosTypeRegistry } from '../pos/pos-types.ts';
+
+// Sandbox mode (DESIGN 4). On first start: a partner with every kind of access, and two venues
+// connected to the in-process POS simulator (one confirming payments immediately, one deferred),
+// with tables and open orders; credentials are printed and written to sandbox.json so a newcomer
+// can read a bill and pay it at once. Later starts reuse all of it (nothing is seeded twice); an
+// expired access token is replaced.
+
+export interface SandboxFile {
+  baseUrl: string;
+  partnerId: string;
+  apiKey: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  accessTokenExpiresAt: string;
+  venueIds: string[];
+  venues: Array<{ id: string; name: string; posType: string; posVenueId: string; paymentConfirmation: string }>;
+  posSimulator: { baseUrl: string; apiKey: string } | null;
+}
+
+export const sandboxFile = (dataDir: string) => join(dataDir, 'sandbox.json');
+const SANDBOX_TOKEN_TTL_S = 30 * 24 * 3600;
+
+/** The simulator's demo locations and the sandbox venues connected to them. */
+export const SANDBOX_VENUES = [
+  { posVenueId: 'sim-venue-1', posType: 'simulator', name: 'Sandbox Bistro', city: 'Paris', country: 'FR', timezone: 'Europe/Paris', currency: 'EUR', address: '12 Rue de Rivoli', postalCode: '75004' },
+  { posVenueId: 'sim-venue-2', posType: 'simulator-deferred', name: 'Sandbox Brasserie', city: 'London', country: 'GB', timezone: 'Europe/London', currency: 'GBP', address: '8 Long Acre', postalCode: 'WC2E 9LH' },
+] as const;
+
+interface SandboxDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  auth: AuthService;
+  orders: OrdersService;
+  posTypes: PosTypeRegistry;
+  posClients: PosClients;
+  dataDir: string;
+  baseUrl: string;
+  posSimulator: { baseUrl: string; apiKey: string } | null;
+}
+
+interface SandboxSetting {
+  partnerId: string;
+  venueIds?: string[];
+}
+
+/** Connects a sandbox venue to its simulator location and reads its tables and orders. */
+async function seedVenue(deps: SandboxDeps, partnerId: string, v: (typeof SANDBOX_VENUES)[number]): Promise<string> {
+  const { db, clock } = deps;
+  const posType = deps.posTypes.get(v.posType)!;
+  const tables = await deps.posClients.for(posType).listTables(v.posVenueId);
+  const venueId = uuidv7();
+  const now = clock.now();
+  await db.kysely.transaction().execute(async (tx) => {
+    await insertVenue(tx, {
+      id: venueId, name: v.name, address: v.address, city: v.city, postalCode: v.postalCode, countryCode: v.country,
+      timezone: v.timezone, currency: v.currency, posType: v.posType, phoneNumber: null, email: null,
+    }, now);
+    await grantVenue(tx, partnerId, venueId, now);
+    await connections.insertConnection(tx, { venue_id: venueId, pos_type: v.posType, pos_venue_id: v.posVenueId }, now);
+    await importTables(tx, venueId, tables, now);
+    await connections.setTablesSyncedAt(tx, venueId, now);
+    await deps.orders.scheduleSync(tx, venueId);
+    // Recorded with the venue itself: a start interrupted after this commit never seeds it again.
+    await sql`UPDATE settings
+              SET value = jsonb_set(value, '{venueIds}', coalesce(value->'venueIds', '[]'::jsonb) || to_jsonb(${venueId}::text)),
+                  updated_at = ${now}
+              WHERE key = 'sandbox'`.execute(tx);
+  });
+  await deps.orders.syncVenue(venueId);
+  return venueId;
+}
+
+export async function setupSandbox(deps: SandboxDeps): Promise<SandboxFile> {
+  const { db, clock, auth, dataDir, baseUrl } = deps;
+  const file = sandboxFile(dataDir);
+  const { rows } = await sql<{ value: SandboxSetting }>`SELECT value FROM settings WHERE key = 'sandbox'`.execute(db.kysely);
+  const setting = rows[0]?.value ?? null;
+  const previous: Partial<SandboxFile> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+
+  let credentials: Pick<SandboxFile, 'partnerId' | 'apiKey' | 'clientId' | 'clientSecret'>;
+  if (setting && previous.partnerId === setting.partnerId && previous.apiKey && previous.clientSecret && previous.clientId) {
+    credentials = { partnerId: previous.partnerId, apiKey: previous.apiKey, clientId: previous.clientId, clientSecret: previous.clientSecret };
+  } else if (setting) {
+    // The partner exists but its credential file was lost: secrets cannot be shown again, so the
+    // same partner gets new ones.
+    const fresh = await auth.newCredentials(setting.partnerId);
+    credentials = { partnerId: fresh.partnerId, apiKey: fresh.apiKey!, clientId: fresh.clientId!, clientSecret: fresh.clientSecret! };
+  } else {
+    const created = await auth.createPartner({ name: 'Sandbox partner', access: ['rms', 'pat', 'analytics'] });
+    credentials = { partnerId: created.partnerId, apiKey: created.apiKey!, clientId: created.clientId!, clientSecret: created.clientSecret! };
+    await sql`INSERT INTO settings (key, value, updated_at)
+              VALUES ('sandbox', ${JSON.stringify({ partnerId: created.partnerId })}::jsonb, ${clock.now()})`.execute(db.kysely);
+  }
+
+  // Each venue is recorded in the transaction that seeds it, so a first start that stopped half-way
+  // (killed, or a POS call failed) is completed by the next one instead of seeding a venue twice,
+  // which the unique POS location would refuse at every later start.
+  const venueIds = [...(setting?.venueIds ?? [])];
+  if (deps.posSimulator) {
+    for (const v of SANDBOX_VENUES.slice(venueIds.length)) venueIds.push(await seedVenue(deps, credentials.partnerId, v));
+  }
+
+  let accessToken = previous.accessToken && previous.partnerId === credentials.partnerId ? previous.accessToken : '';
+  let accessTokenExpiresAt = accessToken ? (previous.accessTokenExpiresAt ?? new Date(0).toISOString()) : new Date(0).toISOString();
+  if (new Date(accessTokenExpiresAt).getTime() < clock.now().getTime() + 24 * 3600 * 1000) {
+    const token = await auth.issueToken(credentials.partnerId, SANDBOX_TOKEN_TTL_S);
+    accessToken = token.accessToken;
+    accessTokenExpiresAt = new Date(clock.now().getTime() + token.expiresIn * 1000).toISOString();
+  }
+
+  const sandbox: SandboxFile = {
+    baseUrl,
+    ...credentials,
+    accessToken,
+    accessTokenExpiresAt,
+    venueIds,
+    venues: venueIds.map((id, i) => {
+      const v = SANDBOX_VENUES[i];
+      const posType = deps.posTypes.get(v?.posType ?? '');
+      return { id, name: v?.name ?? '', posType: v?.posType ?? '', posVenueId: v?.posVenueId ?? '', paymentConfirmation: posType?.paymentConfirmation ?? '' };
+    }),
+    posSimulator: deps.posSimulator,
+  };
+  writeFileSync(file, JSON.stringify(sandbox, null, 2) + '\n', { mode: 0o600 });
+  return sandbox;
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import FindMyWay from 'find-my-way';
+import type { Logger } from 'pino';
+import { createAuthService, type AuthService } from '../auth/auth.service.ts';
+import { FailureLimiter } from '../auth/failure-limiter.ts';
+import { oauthRoutes } from '../auth/oauth.routes.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/db.ts';
+import type { JobDefinition } from '../db/jobs.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
+import type { TlsMaterial } from '../lib/tls.ts';
+import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { registerAuth } from './auth.ts';
+import { registerErrorHandling, sendError } from './errors.ts';
+import { healthRoutes } from './health.routes.ts';
+import { createHttpsOnlyServer } from './https-only.ts';
+import { loggableUrl } from './logger.ts';
+import { registerMetrics } from './metrics.ts';
+import { registerOpenApi } from './openapi.ts';
+import { validatorCompiler } from './validation.ts';
+import { registerFeatures, type FeatureServices } from './features.ts';
+
+// The composition root of the HTTP service: one Fastify instance over the HTTPS-only server, the
+// cross-cutting parts (request ids, auth, errors, metrics, OpenAPI), then each API family's routes
+// with the services they need.
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  tls: TlsMaterial;
+  log: Logger;
+  posTypes: PosTypeRegistry;
+}
+
+export interface App {
+  fastify: FastifyInstance;
+  services: FeatureServices & { auth: AuthService };
+  /** Durable job kinds the features run (registered on the process's JobRunner). */
+  jobs: Record<string, JobDefinition<any>>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, db, clock, tls, log, posTypes } = deps;
+  const fastify = Fastify({
+    loggerInstance: log,
+    // One log line per request, written by the onResponse hook below (with the URL's secrets cut).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    // A caller's own request id is kept (so it can correlate), if it is a sane token.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    serverFactory: (handler) => createHttpsOnlyServer(tls, handler, { trustProxy: config.trustProxy }),
+    return503OnClosing: true,
+    // The HTTPS-only server and pino logger narrow Fastify's generics; the rest of the code
+    // works with the plain instance type.
+  }) as unknown as FastifyInstance;
+  fastify.setValidatorCompiler(validatorCompiler);
+
+  // Every path the API has, whatever the method, to tell 403 (method not offered) from 404.
+  const paths = FindMyWay();
+  const seen = new Set<string>();
+  fastify.addHook('onRoute', (route) => {
+    if (!seen.has(route.url)) {
+      seen.add(route.url);
+      paths.on('GET', route.url, () => {});
+    }
+  });
+  registerErrorHandling(fastify, (path) => paths.find('GET', path) !== null);
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (config.trustProxy) {
+      const proto = request.headers['x-forwarded-proto'];
+      const first = (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase();
+      if (first !== 'https') {
+        reply.header('connection', 'close');
+        return sendError(request, reply, new AppError('bad_request', 'This service only accepts HTTPS; the request reached it over plain HTTP and was not processed.'));
+      }
+    }
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+
+  // Bodies are JSON, or a form on /oauth/token and the onboarding page; anything else is a 415.
+  fastify.removeContentTypeParser('text/plain');
+  await fastify.register(formbody, { bodyLimit: BODY_LIMIT });
+  await registerOpenApi(fastify, config.publicBaseUrl);
+  registerMetrics(fastify);
+
+  const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
+  const limiter = new FailureLimiter(config.authFailureLimitPerMin);
+  registerAuth(fastify, { auth, limiter });
+
+  await fastify.register(healthRoutes, { db });
+  await fastify.register(oauthRoutes, { auth, limiter });
+  const { services, jobs } = await registerFeatures(fastify, { config, db, clock, log, auth, posTypes });
+  return { fastify, services: { ...services, auth }, jobs };
+}

@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { FAILURE_MESSAGE, type AccessKind, type AuthService, type Principal } from '../auth/auth.service.ts';
+import type { FailureLimiter } from '../auth/failure-limiter.ts';
+import { AppError, forbidden, rateLimited, unauthorized } from '../lib/errors.ts';
+
+// Authentication of the three API families (spec 5, DESIGN 5). A route states what it needs in
+// its config (`config: { auth: 'pat' }`); this hook runs before the body is read, so an
+// unauthenticated request costs no parsing.
+//   rms        API key        missing header 401, bad key 401, no rms access 403
+//   pat        access token   missing header 403, bad token 401 (OAuth style), no pat access 403
+//   analytics  access token   missing header 401, bad token 401, no analytics access 403
+
+export type AuthRequirement = AccessKind;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthRequirement;
+  }
+}
+
+const ACCESS_NAME: Record<AccessKind, string> = {
+  rms: 'content API',
+  pat: 'pay-at-table',
+  analytics: 'analytics',
+};
+
+/** The credential of an `Authorization: Bearer …` header; null when the header is absent. */
+export function bearerOf(request: FastifyRequest): string | null | '' {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  const match = /^Bearer +([^\s]+) *$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+/** The caller's partner; throws if the route was registered without `config.auth`. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('internal', 'route used without authentication');
+  return request.principal;
+}
+
+export function registerAuth(app: FastifyInstance, deps: { auth: AuthService; limiter: FailureLimiter }): void {
+  app.decorateRequest('principal', null);
+
+  const fail = (request: FastifyRequest, error: AppError): never => {
+    const wait = deps.limiter.retryAfter(request.ip);
+    if (wait > 0) throw rateLimited('Too many failed authentications from this address; try again later.', wait);
+    deps.limiter.record(request.ip);
+    throw error;
+  };
+
+  app.addHook('onRequest', async (request) => {
+    const need = request.routeOptions.config?.auth;
+    if (!need) return;
+    const credential = bearerOf(request);
+    if (credential === null) {
+      const message = 'The Authorization header is missing; send Authorization: Bearer <credential>.';
+      return fail(request, need === 'pat' ? forbidden(message) : unauthorized(message));
+    }
+    if (credential === '') return fail(request, unauthorized('The Authorization header must be of the form "Bearer <credential>".'));
+
+    const outcome = need === 'rms' ? await deps.auth.authenticateKey(credential) : await deps.auth.authenticateToken(credential);
+    if (!outcome.ok) {
+      const what = need === 'rms' ? 'API key' : 'access token';
+      const message = outcome.failure === 'expired' ? FAILURE_MESSAGE.expired : `The ${what} is ${outcome.failure === 'revoked' ? 'revoked' : 'invalid'}.`;
+      return fail(request, unauthorized(message));
+    }
+    const principal = outcome.principal;
+    if (!principal.active || !principal.access.includes(need)) {
+      throw forbidden(`This partner has no active ${ACCESS_NAME[need]} access.`);
+    }
+    request.principal = principal;
+  });
+}

@@ -1,0 +1,125 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, STATUS_OF, type ErrorKind } from '../lib/errors.ts';
+import { PosError } from '../pos/pos-client.ts';
+import { fieldProblems } from '../lib/json-schema.ts';
+
+// One error handler for the whole service (STYLE 7). It maps every error to an AppError and renders
+// it in the envelope of the API family the path belongs to (DESIGN 5):
+//   /v1/pat, /v1/rms, others  {"error":{"code":<status>,"message":…,"details":…}}
+//   /v1/pat 401               {"error":"invalid_token","error_description":…} + WWW-Authenticate
+//   /v1/pos 400               details.form.errors maps each offending field to its problems
+//   /oauth/token              RFC 6749 errors {"error":…,"error_description":…}
+// 5xx bodies say nothing about internals; the log has the error.
+
+export type Family = 'pat' | 'analytics' | 'rms' | 'oauth' | 'platform';
+
+export function familyOf(url: string): Family {
+  if (url.startsWith('/v1/pat/') || url === '/v1/pat') return 'pat';
+  if (url.startsWith('/v1/pos/') || url === '/v1/pos') return 'analytics';
+  if (url.startsWith('/v1/rms/') || url === '/v1/rms') return 'rms';
+  if (url.startsWith('/oauth/')) return 'oauth';
+  return 'platform';
+}
+
+const DEFAULT_MESSAGE: Record<number, string> = {
+  400: 'The request is invalid.',
+  401: 'Authentication failed.',
+  403: 'Forbidden.',
+  404: 'Not found.',
+  405: 'This method is not allowed on this path.',
+  406: 'Not acceptable.',
+  408: 'The request took too long.',
+  409: 'Conflict.',
+  413: 'The request body is too large.',
+  415: 'Unsupported content type.',
+  422: 'The request cannot be processed.',
+  429: 'Too many requests.',
+  500: 'Internal server error.',
+  502: 'Bad gateway.',
+  503: 'Service unavailable.',
+};
+
+const KIND_OF_STATUS = Object.fromEntries(Object.entries(STATUS_OF).map(([kind, status]) => [status, kind])) as Record<
+  number,
+  ErrorKind
+>;
+
+/** Fastify's own errors (parsing, limits, validation) as AppErrors; anything unknown is internal. */
+export function toAppError(err: FastifyError | AppError | Error): AppError {
+  if (err instanceof AppError) return err;
+  // A POS that failed while a request needed it (a live bill, say) is a bad gateway, not our 500.
+  if (err instanceof PosError) {
+    return new AppError('bad_gateway', "The venue's POS could not be read just now; try again shortly.");
+  }
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const problems = fieldProblems(fe.validation as any);
+    return new AppError('validation', 'The request is invalid.', problems);
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than the limit of 1 MiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'The Content-Type of the request is not supported; send application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('bad_request', 'The request body is empty but its Content-Type says JSON.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('bad_request', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'The Content-Length of the request does not match its body.');
+  }
+  const status = fe.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    // A JSON syntax error from the body parser, a bad header, an aborted upload…
+    const message = err instanceof SyntaxError ? 'The request body is not valid JSON.' : (DEFAULT_MESSAGE[status] ?? 'The request is invalid.');
+    return new AppError(KIND_OF_STATUS[status] ?? 'bad_request', message);
+  }
+  return new AppError('internal', DEFAULT_MESSAGE[500]);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const status = error.status;
+  const family = familyOf(request.url);
+  reply.code(status).headers(error.headers);
+  if (family === 'pat' && status === 401) {
+    const description = error.message;
+    reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${description.replace(/"/g, "'")}"`);
+    return reply.send({ error: 'invalid_token', error_description: description });
+  }
+  if (family === 'oauth') {
+    let description = error.message;
+    if (error.kind === 'validation' && error.details) {
+      description += ` ${Object.entries(error.details).map(([field, problems]) => `${field} ${(problems as string[]).join(', ')}`).join('; ')}.`;
+    }
+    return reply.send({ error: String(error.details?.oauthError ?? oauthCode(status)), error_description: description });
+  }
+  let details = error.details;
+  if (family === 'analytics' && error.kind === 'validation' && details) details = { form: { errors: details } };
+  return reply.send({ error: { code: status, message: error.message, details: details ?? null } });
+}
+
+function oauthCode(status: number): string {
+  if (status === 401) return 'invalid_client';
+  if (status === 429) return 'slow_down';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request';
+}
+
+export function registerErrorHandling(app: FastifyInstance, isKnownPath: (path: string) => boolean): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ status: appError.status, reason: appError.message }, 'request refused');
+    return sendError(request, reply, appError);
+  });
+
+  // A path the API has, asked with a method it does not offer, is 403 (spec 7.1, DESIGN 5);
+  // a path it does not have is 404.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const error = isKnownPath(path)
+      ? new AppError('forbidden', `The method ${request.method} is not allowed on ${path}.`)
+      : new AppError('not_found', `No route ${request.method} ${path}.`);
+    return sendError(request, reply, error);
+  });
+}

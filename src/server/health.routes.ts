@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { sql } from 'kysely';
+import type { Db } from '../db/db.ts';
+import { AppError } from '../lib/errors.ts';
+import { errorResponses } from './schemas.ts';
+
+// Liveness answers while the process serves requests; readiness also needs the database.
+export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Pick<Db, 'kysely'> }> = async (app, { db }) => {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        operationId: 'healthz',
+        summary: 'Liveness: the process is up',
+        tags: ['operations'],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        operationId: 'readyz',
+        summary: 'Readiness: the database answers',
+        tags: ['operations'],
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses('platform', [503]) },
+      },
+    },
+    async () => {
+      try {
+        await sql`SELECT 1`.execute(db.kysely);
+      } catch {
+        throw new AppError('unavailable', 'The database is not reachable.');
+      }
+      return { status: 'ready' as const };
+    },
+  );
+};

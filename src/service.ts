@@ -1,0 +1,146 @@
+import { createServer, type AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { startAdminServer, type AdminServer } from './admin/admin-server.ts';
+import type { Config } from './config.ts';
+import { JobRunner } from './db/jobs.ts';
+import { openStore, type Store } from './db/store.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from './lib/tls.ts';
+import { loadPosTypes } from './pos/pos-types.ts';
+import { setupSandbox, type SandboxFile } from './sandbox/sandbox.ts';
+import { sandboxPosTypes, startSandboxSimulator, type Simulator } from './sandbox/simulator.ts';
+import { buildApp, type App } from './server/app.ts';
+import { createLogger } from './server/logger.ts';
+
+// A running Tableside process: the store, the HTTPS API, the job runner, the admin endpoint (when
+// it owns an embedded store) and, in sandbox mode, the sandbox. `close()` shuts down in the order
+// that lets in-flight work finish: stop taking requests, finish them, stop jobs, close the store.
+
+export interface RunningService {
+  url: string;
+  port: number;
+  app: App;
+  store: Store;
+  runner: JobRunner;
+  tls: TlsMaterial & { certFile: string | null };
+  sandbox: SandboxFile | null;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** An already open, migrated store (tests); otherwise the one the config selects is opened. */
+  store?: Store;
+  /** A certificate to serve instead of TLS_CERT/TLS_KEY or the generated one (tests). */
+  tls?: TlsMaterial;
+  /** Tests drive jobs themselves with runner.runDue(). */
+  startJobs?: boolean;
+}
+
+/** A port free right now on the host (PORT=0 asks for any free port). */
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startService(requested: Config, opts: StartOptions = {}): Promise<RunningService> {
+  // With PORT=0 the port is chosen before anything is built, so links that name the service's own
+  // address (onboarding URLs, the OpenAPI server) carry the real port.
+  let config = requested;
+  if (config.port === 0) {
+    const port = await freePort(config.host);
+    config = { ...config, port, publicBaseUrl: config.publicBaseUrlGiven ? config.publicBaseUrl : `https://localhost:${port}` };
+  }
+  const log = opts.log ?? createLogger(config.logLevel);
+  const clock = opts.clock ?? systemClock;
+  const store = opts.store ?? (await openStore(config));
+  // Shutdown order: stop taking requests and let in-flight ones finish, then the admin endpoint,
+  // then jobs (a running job completes), then the store.
+  const steps: { http?: () => Promise<void>; admin?: () => Promise<void>; jobs?: () => Promise<void>; simulator?: () => Promise<void> } = {};
+  const closeAll = async () => {
+    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, () => store.close()]) {
+      if (step) await step().catch((err) => log.error({ err }, 'shutdown step failed'));
+    }
+  };
+
+  try {
+    const tls = opts.tls
+      ? { ...opts.tls, certFile: null }
+      : config.tlsCertFile && config.tlsKeyFile
+        ? { ...loadTlsFiles(config.tlsCertFile, config.tlsKeyFile), certFile: config.tlsCertFile }
+        : await loadOrCreateSelfSigned(config.dataDir);
+
+    // POS types from POS_TYPES; in sandbox mode also the in-process simulator (DESIGN 6.1, 6.4).
+    const posTypes = loadPosTypes(config.posTypesFile);
+    let simulator: Simulator | null = null;
+    if (config.sandbox) {
+      simulator = await startSandboxSimulator(config.dataDir);
+      steps.simulator = () => simulator!.close();
+      for (const t of sandboxPosTypes(simulator)) if (!posTypes.get(t.code)) posTypes.add(t);
+    }
+
+    const app = await buildApp({ config, db: store.db, clock, tls, log, posTypes });
+    const runner = new JobRunner({ db: store.db, clock, log, pollMs: config.jobPollMs });
+    for (const [kind, definition] of Object.entries(app.jobs)) runner.register(kind, definition);
+
+    // The server is HTTPS-only; Fastify's own listen line would say http://, so it is replaced.
+    await app.fastify.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `HTTPS listener bound to ${address.replace(/^http:/, 'https:')}` });
+    steps.http = () => app.fastify.close();
+    const port = (app.fastify.server.address() as AddressInfo).port;
+    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `https://${host}:${port}`;
+
+    let admin: AdminServer | null = null;
+    if (store.embedded) {
+      const adminTls = await loadOrCreateSelfSigned(config.dataDir);
+      admin = await startAdminServer({ dataDir: config.dataDir, tls: adminTls, deps: { db: store.db, clock, config }, log });
+      steps.admin = () => admin!.close();
+    }
+
+    let sandbox: SandboxFile | null = null;
+    if (config.sandbox) {
+      sandbox = await setupSandbox({
+        db: store.db,
+        clock,
+        log,
+        auth: app.services.auth,
+        orders: app.services.orders,
+        posTypes,
+        posClients: app.services.posClients,
+        dataDir: config.dataDir,
+        baseUrl: url,
+        posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,
+      });
+    }
+
+    if (opts.startJobs !== false) {
+      await runner.start();
+      steps.jobs = () => runner.stop();
+    }
+    log.info({ url, store: store.embedded ? 'embedded' : 'postgres', sandbox: config.sandbox }, 'tableside listening');
+
+    let closing: Promise<void> | null = null;
+    return {
+      url,
+      port,
+      app,
+      store,
+      runner,
+      tls: { ...tls, certFile: tls.certFile ?? null },
+      sandbox,
+      log,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,40 @@
+import type { TestApp, TestPartner } from '../helpers/app.ts';
+
+// Small builders for content tests: each creates one object through the API and returns it.
+
+let counter = 0;
+export const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
+
+export async function rmsPartner(app: TestApp, name = 'RMS partner'): Promise<TestPartner & { apiKey: string }> {
+  const p = await app.newPartner(['rms'], name);
+  return p as TestPartner & { apiKey: string };
+}
+
+async function ok<T = any>(res: { status: number; body: any }, what: string): Promise<T> {
+  if (res.status !== 200) throw new Error(`${what} → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as T;
+}
+
+export async function newCompany(app: TestApp, key: string, fields: Record<string, unknown> = {}) {
+  return ok(await app.http.post('/v1/rms/company', { token: key, body: { name: unique('Company'), city: 'Madrid', countryCode: 'ES', ...fields } }), 'POST /company');
+}
+
+export async function newBrand(app: TestApp, key: string, company: string, fields: Record<string, unknown> = {}) {
+  return ok(await app.http.post('/v1/rms/brands', { token: key, body: { name: unique('Brand'), company, ...fields } }), 'POST /brands');
+}
+
+export function venueBody(fields: Record<string, unknown> = {}) {
+  return { externalId: unique('ext'), name: unique('Venue'), countryCode: 'ES', city: 'Madrid', currency: 'EUR', ...fields };
+}
+
+export async function newVenue(app: TestApp, key: string, fields: Record<string, unknown> = {}) {
+  return ok(await app.http.post('/v1/rms/venues', { token: key, body: venueBody(fields) }), 'POST /venues');
+}
+
+export async function newArea(app: TestApp, key: string, venueId: string, fields: Record<string, unknown> = {}) {
+  return ok(await app.http.post(`/v1/rms/venues/${venueId}/areas`, { token: key, body: { externalId: unique('area'), name: unique('Area'), ...fields } }), 'POST area');
+}
+
+export async function newChannel(app: TestApp, name = unique('Channel')) {
+  return app.service.app.services.channels.create({ name, logo: 'https://cdn.example.com/logo.png' });
+}

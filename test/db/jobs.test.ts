@@ -1,0 +1,201 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import type { Db } from '../../src/db/db.ts';
+import { JobRunner, scheduleJob } from '../../src/db/jobs.ts';
+import { openEmbedded } from '../../src/db/db.ts';
+import { ManualClock } from '../../src/lib/clock.ts';
+import { createLogger } from '../../src/server/logger.ts';
+import { describeEachStore, describePostgres, newPostgres, newStore } from '../helpers/db.ts';
+import { ROOT } from '../helpers/cli.ts';
+
+const log = createLogger('silent');
+
+describeEachStore('durable jobs', (kind) => {
+  let db: Db;
+  afterEach(async () => {
+    await db?.close();
+  });
+
+  it('a job due at T runs once, at T and not before', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock('2026-03-01T12:00:00Z');
+    const runs: string[] = [];
+    const runner = new JobRunner({ db, clock, log }).register('t', { run: async (job) => void runs.push(job.id) });
+    await scheduleJob(db.kysely, { kind: 't', runAt: new Date('2026-03-01T12:00:10Z') }, clock.now());
+    expect(await runner.runDue()).toBe(0);
+    clock.advance(9_999);
+    expect(await runner.runDue()).toBe(0);
+    clock.advance(1);
+    expect(await runner.runDue()).toBe(1);
+    clock.advance(60_000);
+    expect(await runner.runDue()).toBe(0);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('a failing job is retried with backoff; a dedupe key schedules one job; retryAt reschedules', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock();
+    let attempts = 0;
+    let polls = 0;
+    const runner = new JobRunner({ db, clock, log })
+      .register('flaky', {
+        run: async () => {
+          attempts++;
+          if (attempts < 3) throw new Error('not yet');
+        },
+      })
+      .register('poll', {
+        run: async () => {
+          polls++;
+          return polls < 3 ? { retryAt: new Date(clock.now().getTime() + 1000) } : undefined;
+        },
+      });
+    await scheduleJob(db.kysely, { kind: 'flaky', runAt: clock.now(), dedupeKey: 'k1' }, clock.now());
+    await scheduleJob(db.kysely, { kind: 'flaky', runAt: clock.now(), dedupeKey: 'k1' }, clock.now());
+    await scheduleJob(db.kysely, { kind: 'poll', runAt: clock.now() }, clock.now());
+    await runner.runDue();
+    expect(attempts).toBe(1);
+    clock.advance(1000);
+    await runner.runDue();
+    expect(attempts).toBe(2);
+    clock.advance(1500);
+    await runner.runDue();
+    expect(attempts).toBe(2); // second backoff is 2 s
+    clock.advance(500);
+    await runner.runDue();
+    expect(attempts).toBe(3);
+    expect(polls).toBe(3);
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM jobs`.execute(db.kysely);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('work done in ctx.transaction commits with the job, and rolls back when another process took the job over', async () => {
+    db = await newStore(kind);
+    await sql`CREATE TABLE effects (note text)`.execute(db.kysely);
+    const clock = new ManualClock();
+    const runner = new JobRunner({ db, clock, log }).register<{ note: string; stolen?: boolean }>('fx', {
+      run: async (job, ctx) => {
+        if (job.payload.stolen) await sql`UPDATE jobs SET locked_by = 'someone-else' WHERE id = ${job.id}`.execute(db.kysely);
+        await ctx.transaction(async (tx) => {
+          await sql`INSERT INTO effects (note) VALUES (${String(job.payload.note)})`.execute(tx);
+        });
+      },
+    });
+    await scheduleJob(db.kysely, { kind: 'fx', runAt: clock.now(), payload: { note: 'kept' } }, clock.now());
+    await scheduleJob(db.kysely, { kind: 'fx', runAt: clock.now(), payload: { note: 'rolled back', stolen: true } }, clock.now());
+    await runner.runDue();
+    const { rows } = await sql<{ note: string }>`SELECT note FROM effects`.execute(db.kysely);
+    expect(rows.map((r) => r.note)).toEqual(['kept']);
+  });
+});
+
+// ---- processes: kill, restart, race ----
+
+function spawnWorker(env: Record<string, string>): { child: ChildProcess; lines: string[]; waitFor(text: string): Promise<void>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/job-worker.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', TABLESIDE_DATA: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let err = '';
+  const waiters: Array<[string, () => void]> = [];
+  child.stdout!.on('data', (c) => {
+    lines.push(...String(c).split('\n').filter(Boolean));
+    for (const [text, resolve] of waiters) if (lines.some((l) => l.includes(text))) resolve();
+  });
+  child.stderr!.on('data', (c) => (err += c));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  onTestFinished(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  return {
+    child,
+    lines,
+    exit,
+    waitFor: (text) =>
+      new Promise<void>((resolve, reject) => {
+        if (lines.some((l) => l.includes(text))) return resolve();
+        waiters.push([text, resolve]);
+        child.on('exit', (code) => reject(new Error(`worker exited (${code}) before "${text}": ${err}`)));
+      }),
+  };
+}
+
+const killed = (w: { child: ChildProcess; exit: Promise<number | null> }) => {
+  w.child.kill('SIGKILL');
+  return w.exit;
+};
+
+describe('durable jobs across processes [pglite]', () => {
+  it('a job scheduled by a process killed before it was due runs once in the next process', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-jobs-'));
+    const scheduler = spawnWorker({ MODE: 'schedule', TABLESIDE_DATA: dir, DELAY_MS: '1500' });
+    await scheduler.waitFor('scheduled');
+    const scheduledAt = new Date(scheduler.lines[0].split(' ')[1]).getTime();
+    await killed(scheduler);
+    const worker = spawnWorker({ MODE: 'run', TABLESIDE_DATA: dir });
+    expect(await worker.exit).toBe(0);
+    expect(JSON.parse(worker.lines.at(-1)!)).toEqual({ ran: 1 });
+    const db = await openEmbedded({ dir: join(dir, 'pgdata') });
+    onTestFinished(() => db.close());
+    const { rows } = await sql<{ ran_at: Date }>`SELECT ran_at FROM test_job_runs`.execute(db.kysely);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].ran_at.getTime()).toBeGreaterThanOrEqual(scheduledAt + 1500 - 5);
+  });
+});
+
+describePostgres('durable jobs across processes', () => {
+  it('killed before T: the job runs once, after T, in the process started next', async () => {
+    const db = await newPostgres();
+    onTestFinished(() => db.close());
+    const scheduler = spawnWorker({ MODE: 'schedule', DATABASE_URL: db.url, DELAY_MS: '1500', RUN_JOBS: '1' });
+    await scheduler.waitFor('scheduled');
+    await killed(scheduler);
+    const worker = spawnWorker({ MODE: 'run', DATABASE_URL: db.url });
+    expect(await worker.exit).toBe(0);
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM test_job_runs`.execute(db.kysely);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('killed in the middle of a job: the lease expires and another process runs it, with its effects once', async () => {
+    const db = await newPostgres();
+    onTestFinished(() => db.close());
+    const hanging = spawnWorker({ MODE: 'schedule', DATABASE_URL: db.url, DELAY_MS: '0', RUN_JOBS: '1', HANG: '1', LEASE_MS: '1500' });
+    await hanging.waitFor('hanging');
+    await killed(hanging);
+    const worker = spawnWorker({ MODE: 'run', DATABASE_URL: db.url, LEASE_MS: '1500' });
+    expect(await worker.exit).toBe(0);
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM test_job_runs`.execute(db.kysely);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('two processes racing on 300 due jobs run each exactly once', async () => {
+    const db = await newPostgres();
+    onTestFinished(() => db.close());
+    await sql`CREATE TABLE IF NOT EXISTS test_job_runs (job_id uuid NOT NULL, pid integer NOT NULL, ran_at timestamptz NOT NULL)`.execute(db.kysely);
+    const a = spawnWorker({ MODE: 'run', FOREVER: '1', DATABASE_URL: db.url, WORK_MS: '2' });
+    const b = spawnWorker({ MODE: 'run', FOREVER: '1', DATABASE_URL: db.url, WORK_MS: '2' });
+    await Promise.all([a.waitFor('ready'), b.waitFor('ready')]);
+    const now = new Date();
+    await db.kysely.transaction().execute(async (tx) => {
+      for (let i = 0; i < 300; i++) await scheduleJob(tx, { kind: 'record', runAt: now, payload: { i } }, now);
+    });
+    for (let i = 0; i < 600; i++) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM jobs`.execute(db.kysely);
+      if (rows[0].n === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await Promise.all([killed(a), killed(b)]);
+    const { rows } = await sql<{ job_id: string; runs: number; pid: number }>`
+      SELECT job_id, count(*) AS runs, min(pid) AS pid FROM test_job_runs GROUP BY job_id`.execute(db.kysely);
+    expect(rows).toHaveLength(300);
+    expect(rows.every((r) => r.runs === 1)).toBe(true);
+    const pids = new Set(rows.map((r) => r.pid));
+    expect(pids.size).toBe(2);
+  });
+});

@@ -1,0 +1,127 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { isTimeZone, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+// Local wall-clock text of an instant, read back with a separate formatter so the tests do not lean on
+// the module's own conversion.
+function localText(instant: number, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    fractionalSecondDigits: 3,
+  }).formatToParts(instant);
+  const f = Object.fromEntries(parts.map((part) => [part.type, part.value]));
+  return `${f.year}-${f.month}-${f.day} ${f.hour}:${f.minute}:${f.second}.${f.fractionalSecond}`;
+}
+
+const localDate = (instant: number, timeZone: string): string => localText(instant, timeZone).slice(0, 10);
+const nextDate = (date: string): string => new Date(Date.parse(date) + DAY).toISOString().slice(0, 10);
+
+const anyDate = fc
+  .integer({ min: Date.parse('1990-01-01') / DAY, max: Date.parse('2060-12-31') / DAY })
+  .map((day) => new Date(day * DAY).toISOString().slice(0, 10));
+
+// Zones venues are likely in, plus awkward ones: half-hour DST (Lord Howe), 45-minute offsets
+// (Kathmandu, Chatham), DST at 00:01 (St John's, until 2011), offset changes (Moscow 2011 and 2014).
+// Every transition in them from 1990 to 2060 leaves local midnight in place (checked day by day), so
+// each day starts at 00:00. Zones that skip midnight (Santiago, Havana, Casablanca 2008-2011) are
+// covered by the next property.
+const SAMPLE_ZONES = [
+  'UTC', 'Europe/Madrid', 'Europe/London', 'Europe/Lisbon', 'Europe/Moscow', 'America/Los_Angeles',
+  'America/New_York', 'America/St_Johns', 'America/Mexico_City', 'Australia/Sydney',
+  'Australia/Lord_Howe', 'Pacific/Auckland', 'Pacific/Chatham', 'Asia/Kolkata', 'Asia/Kathmandu',
+  'Asia/Tokyo', 'Asia/Dubai',
+];
+
+describe('isTimeZone', () => {
+  test.each(['Europe/Madrid', 'America/Los_Angeles', 'UTC', 'Etc/UTC', 'GMT', 'Etc/GMT+5', 'Asia/Calcutta',
+    'US/Pacific', 'America/Argentina/Buenos_Aires', 'America/Port-au-Prince'])('accepts %s', (name) => {
+    expect(isTimeZone(name)).toBe(true);
+    expect(isTimeZone(name)).toBe(true); // and again, from the cache
+  });
+
+  test.each(['+02:00', '-0500', 'Z', 'Mars/Olympus', 'utc', 'europe/madrid', 'Europe/', '', 'Europe/Madrid '])(
+    'rejects %j',
+    (name) => {
+      expect(isTimeZone(name)).toBe(false);
+    },
+  );
+
+  test('accepts every name Intl lists', () => {
+    for (const zone of Intl.supportedValuesOf('timeZone')) expect(isTimeZone(zone)).toBe(true);
+  });
+});
+
+describe('zonedDayBounds', () => {
+  test.each([
+    ['2026-06-15', 'UTC', '2026-06-15T00:00:00.000Z', '2026-06-15T23:59:59.999Z'],
+    ['2026-06-15', 'Europe/Madrid', '2026-06-14T22:00:00.000Z', '2026-06-15T21:59:59.999Z'],
+    // A 23-hour day: clocks go from 02:00 to 03:00.
+    ['2026-03-29', 'Europe/Madrid', '2026-03-28T23:00:00.000Z', '2026-03-29T21:59:59.999Z'],
+    // A 25-hour day: clocks go back from 02:00 to 01:00.
+    ['2026-11-01', 'America/Los_Angeles', '2026-11-01T07:00:00.000Z', '2026-11-02T07:59:59.999Z'],
+    ['2026-06-01', 'Asia/Kolkata', '2026-05-31T18:30:00.000Z', '2026-06-01T18:29:59.999Z'],
+    // Midnight is skipped (00:00 -> 01:00): the day starts at 01:00 local.
+    ['2026-09-06', 'America/Santiago', '2026-09-06T04:00:00.000Z', '2026-09-07T02:59:59.999Z'],
+  ])('%s in %s runs from %s to %s', (date, zone, start, end) => {
+    const bounds = zonedDayBounds(date, zone);
+    expect(bounds.start.toISOString()).toBe(start);
+    expect(bounds.end.toISOString()).toBe(end);
+  });
+
+  test('a day the zone skipped entirely holds no instant (Samoa, 2011-12-30)', () => {
+    const { start, end } = zonedDayBounds('2011-12-30', 'Pacific/Apia');
+    expect(end.getTime()).toBe(start.getTime() - 1);
+    expect(localText(start.getTime(), 'Pacific/Apia')).toBe('2011-12-31 00:00:00.000');
+  });
+
+  test.each([
+    ['2026-02-30', 'UTC'],
+    ['2026-2-1', 'UTC'],
+    ['2026-13-01', 'UTC'],
+    ['0000-01-01', 'UTC'],
+    ['2026-06-15', 'Mars/Olympus'],
+    ['2026-06-15', '+02:00'],
+  ])('throws on %s in %s', (date, zone) => {
+    expect(() => zonedDayBounds(date, zone)).toThrow(RangeError);
+  });
+
+  test('[DES-043] zonedDayBounds: in common zones a day runs from local 00:00:00.000 to 23:59:59.999, 24 h ± 1 h', () => {
+    fc.assert(
+      fc.property(anyDate, fc.constantFrom(...SAMPLE_ZONES), (date, zone) => {
+        const { start, end } = zonedDayBounds(date, zone);
+        expect(start.getTime()).toBeLessThan(end.getTime());
+        expect(Math.abs(end.getTime() + 1 - start.getTime() - DAY)).toBeLessThanOrEqual(HOUR);
+        expect(localText(start.getTime(), zone)).toBe(`${date} 00:00:00.000`);
+        expect(localText(end.getTime(), zone)).toBe(`${date} 23:59:59.999`);
+        expect(zonedDayBounds(nextDate(date), zone).start.getTime()).toBe(end.getTime() + 1);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('in every zone Intl knows, the bounds are the first and last instants of the local day', () => {
+    fc.assert(
+      fc.property(anyDate, fc.constantFrom(...Intl.supportedValuesOf('timeZone')), (date, zone) => {
+        const { start, end } = zonedDayBounds(date, zone);
+        expect(localDate(start.getTime() - 1, zone) < date).toBe(true);
+        expect(localDate(end.getTime() + 1, zone) > date).toBe(true);
+        if (end >= start) {
+          expect(localDate(start.getTime(), zone)).toBe(date);
+          expect(localDate(end.getTime(), zone)).toBe(date);
+        }
+        expect(zonedDayBounds(nextDate(date), zone).start.getTime()).toBe(end.getTime() + 1);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -1,0 +1,155 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startSimulator } from '../../pos-simulator/src/index.ts';
+import { openPostgres } from '../../src/db/db.ts';
+import { jsonOf, runCli, startServe, type ServeProcess } from '../helpers/cli.ts';
+import { availableStores, createSchema, describePostgres, dropSchema, newSchemaName, postgresUrl, urlWithSchema } from '../helpers/db.ts';
+import { HttpClient, testCertFile, testTls } from '../helpers/http.ts';
+import { POS, startPatWorld } from '../helpers/pat.ts';
+
+// Races and crashes (DESIGN 7). In-process races run on every store; several processes sharing
+// one database run on PostgreSQL only.
+
+for (const store of availableStores()) {
+  describe(`concurrent submissions [${store}]`, () => {
+    it('[DES-097] 50 concurrent submissions of one reference give one payment and one forward; the others are replays', async () => {
+      const w = await startPatWorld({ store });
+      const v = await w.connectVenue({ posType: POS.immediate });
+      await w.openOrder(v.posVenueId, { tables: ['1'], checks: [{ items: [{ sku: 'BURGER', quantity: 2 }] }] });
+      const bill = await w.bill(v, '1');
+      await w.sim.control.clearRequests(v.posVenueId);
+      const body = { externalReference: 'same-50', amount: 29, type: 'full' };
+      const results = await Promise.all(Array.from({ length: 50 }, () => w.pay(v, bill.body.orderId, body)));
+      expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
+      expect(new Set(results.map((r) => r.body.paymentId)).size).toBe(1);
+      expect(results.filter((r) => r.headers['x-idempotent-replay'] !== 'true')).toHaveLength(1);
+      const forwards = (await w.sim.control.requests(v.posVenueId)).filter((r) => r.method === 'POST' && r.path.endsWith('/payments'));
+      expect(forwards).toHaveLength(1);
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM payments WHERE external_reference = 'same-50'`.execute(w.app.db.kysely);
+      expect(rows[0].n).toBe(1);
+    });
+
+    it('[DES-099] two partial payments with different references racing on one order never both pass the balance: the loser gets 409', async () => {
+      const w = await startPatWorld({ store });
+      // A deferred POS keeps the first payment pending for a moment, so the two always overlap.
+      const v = await w.connectVenue({ posType: POS.deferred, behaviour: { payment: 'deferred', delayMs: 800, outcome: 'confirmed' } as never });
+      await w.openOrder(v.posVenueId, { tables: ['1'], checks: [{ items: [{ sku: 'BURGER', quantity: 2 }] }] }); // 29.00
+      const bill = await w.bill(v, '1');
+      // Each alone fits the balance; both together would pass it.
+      const [a, b] = await Promise.all([
+        w.pay(v, bill.body.orderId, { externalReference: 'race-a', amount: 20, type: 'partial' }),
+        w.pay(v, bill.body.orderId, { externalReference: 'race-b', amount: 20, type: 'partial' }),
+      ]);
+      expect([a.status, b.status].sort()).toEqual([200, 409]);
+      const winner = a.status === 200 ? a : b;
+      expect(winner.body.status).toBe('confirmed');
+      expect((await w.bill(v, '1')).body.totals).toMatchObject({ paid: 20, totalDue: 9 });
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM payments WHERE order_id = ${bill.body.orderId}`.execute(w.app.db.kysely);
+      expect(rows[0].n).toBe(1);
+    });
+  });
+}
+
+describePostgres('several serve processes on one database', () => {
+  async function cluster(count: number, env: Record<string, string> = {}) {
+    const schema = newSchemaName();
+    await createSchema(schema);
+    const url = urlWithSchema(postgresUrl()!, schema);
+    const tls = testTls();
+    const sim = await startSimulator({ tls: { key: tls.key, cert: tls.cert } });
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-cluster-'));
+    const posTypesFile = join(dir, 'pos-types.json');
+    writeFileSync(posTypesFile, JSON.stringify([
+      { code: 'sim', name: 'Simulator', baseUrl: sim.baseUrl, apiKey: sim.apiKey, caFile: testCertFile(), billRetrieval: true, paymentForwarding: true, paymentConfirmation: 'immediate' },
+      { code: 'sim-deferred', name: 'Simulator (deferred)', baseUrl: sim.baseUrl, apiKey: sim.apiKey, caFile: testCertFile(), billRetrieval: true, paymentForwarding: true, paymentConfirmation: 'deferred' },
+    ]));
+    const baseEnv = { DATABASE_URL: url, POS_TYPES: posTypesFile, AUTH_FAILURE_LIMIT_PER_MIN: '100000', JOB_POLL_MS: '200', ...env };
+    const servers: ServeProcess[] = [];
+    const clients: HttpClient[] = [];
+    for (let i = 0; i < count; i++) {
+      const data = mkdtempSync(join(tmpdir(), `tableside-node${i}-`));
+      servers.push(await startServe({ ...baseEnv, TABLESIDE_DATA: data }));
+      clients.push(new HttpClient(servers[i].url, readFileSync(join(data, 'tls.crt'), 'utf8')));
+    }
+    onTestFinished(async () => {
+      for (const c of clients) await c.close();
+      for (const s of servers) await s.stop('SIGKILL');
+      await sim.close();
+      await dropSchema(schema);
+    });
+    const partner = jsonOf(await runCli(['partner', 'create', '--name', 'cluster', '--access', 'pat', '--json'], { DATABASE_URL: url }));
+    const { accessToken } = jsonOf(await runCli(['token', 'issue', '--partner', partner.partnerId, '--json'], { DATABASE_URL: url }));
+    return { url, sim, servers, clients, token: accessToken, baseEnv };
+  }
+
+  async function onboard(c: { sim: Awaited<ReturnType<typeof startSimulator>>; clients: HttpClient[]; token: string }, posType: string, behaviour: unknown) {
+    const posVenueId = `cluster-${posType}`;
+    await c.sim.control.createVenue({ id: posVenueId, currency: 'EUR', tables: Array.from({ length: 8 }, (_, i) => ({ id: String(i + 1), name: `T${i + 1}` })), menu: [{ sku: 'X', name: 'Dish', price: 10 }], behaviour: behaviour as never });
+    const created = await c.clients[0].post('/v1/pat/venues', {
+      token: c.token,
+      body: { name: 'Cluster venue', address: 'a', city: 'Madrid', postalCode: '1', country: 'ES', timezone: 'Europe/Madrid', currency: 'EUR', posType },
+    });
+    const url = new URL(created.body.onboarding.url);
+    const page = await c.clients[0].post(`${url.pathname}${url.search}`, { body: `posVenueId=${posVenueId}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(page.status).toBe(200);
+    const tables = (await c.clients[0].get(`/v1/pat/venue/${created.body.id}/tables`, { token: c.token })).body.tables as Array<{ id: string; name: string }>;
+    return { venueId: created.body.id as string, posVenueId, tableId: (name: string) => tables.find((t) => t.name === name)!.id };
+  }
+
+  it('[DES-050] one externalReference submitted to two processes at once yields one payment and one forward', async () => {
+    const c = await cluster(2);
+    const v = await onboard(c, 'sim', { payment: 'immediate' });
+    await c.sim.control.openOrder(v.posVenueId, { tables: ['1'], checks: [{ items: [{ sku: 'X', quantity: 3 }] }] });
+    const bill = await c.clients[0].get(`/v1/pat/venue/${v.venueId}/table/${v.tableId('T1')}/bill`, { token: c.token });
+    await c.sim.control.clearRequests(v.posVenueId);
+    const path = `/v1/pat/venue/${v.venueId}/order/${bill.body.orderId}/payment`;
+    const body = { externalReference: 'cross-process', amount: 30, type: 'full' };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => c.clients[i % 2].post(path, { token: c.token, body })));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(results.map((r) => r.body.paymentId)).size).toBe(1);
+    const forwards = (await c.sim.control.requests(v.posVenueId)).filter((r) => r.method === 'POST' && r.path.endsWith('/payments'));
+    expect(forwards).toHaveLength(1);
+  });
+
+  it('[DES-103] pending deferred payments on two processes, both killed with SIGKILL, one restarted: every payment is terminal by its deadline', async () => {
+    const c = await cluster(2, { PAYMENT_CONFIRMATION_TIMEOUT_S: '6', PAYMENT_INLINE_WAIT_MS: '300' });
+    const v = await onboard(c, 'sim-deferred', { payment: 'deferred', delayMs: null, outcome: 'confirmed' });
+    const refs: string[] = [];
+    for (let i = 1; i <= 4; i++) {
+      await c.sim.control.openOrder(v.posVenueId, { tables: [String(i)], checks: [{ items: [{ sku: 'X', quantity: 1 }] }] });
+      const client = c.clients[i % 2];
+      const bill = await client.get(`/v1/pat/venue/${v.venueId}/table/${v.tableId(`T${i}`)}/bill`, { token: c.token });
+      const res = await client.post(`/v1/pat/venue/${v.venueId}/order/${bill.body.orderId}/payment`, { token: c.token, body: { externalReference: `crash-${i}`, amount: 10, type: 'full' } });
+      expect(res.status).toBe(202);
+      refs.push(`crash-${i}`);
+    }
+    const submittedBy = Date.now();
+    await Promise.all(c.servers.map((s) => s.stop('SIGKILL')));
+    const db = openPostgres(c.url);
+    onTestFinished(() => db.close());
+    const pending = await sql<{ n: number }>`SELECT count(*) AS n FROM payments WHERE status = 'pending'`.execute(db.kysely);
+    expect(pending.rows[0].n).toBe(4);
+    // One process comes back; nobody reads the payments: the durable timeout jobs must end them.
+    const data = mkdtempSync(join(tmpdir(), 'tableside-restart-'));
+    const restarted = await startServe({ ...c.baseEnv, TABLESIDE_DATA: data });
+    onTestFinished(() => restarted.stop('SIGKILL').then(() => undefined));
+    for (;;) {
+      const { rows } = await sql<{ status: string; failure_code: string | null; terminal_at: Date; deadline_at: Date }>`
+        SELECT status, failure_code, terminal_at, deadline_at FROM payments`.execute(db.kysely);
+      if (rows.every((r) => r.status === 'failed')) {
+        for (const r of rows) {
+          expect(r.failure_code).toBe('pos_confirmation_timeout');
+          // Ended at its deadline, or as soon after as a process was up (within the poll interval and some slack).
+          expect(r.terminal_at.getTime()).toBeGreaterThanOrEqual(r.deadline_at.getTime());
+          expect(r.terminal_at.getTime() - Math.max(r.deadline_at.getTime(), submittedBy)).toBeLessThan(15_000);
+        }
+        break;
+      }
+      if (Date.now() - submittedBy > 60_000) throw new Error(`payments still pending: ${JSON.stringify(rows)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  });
+});

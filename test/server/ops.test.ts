@@ -1,0 +1,108 @@
+import { Writable } from 'node:stream';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
+
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _enc, done) {
+    logLines.push(...String(chunk).split('\n').filter(Boolean));
+    done();
+  },
+});
+
+let app: TestApp;
+let partner: TestPartner;
+
+beforeAll(async () => {
+  app = await startTestApp({ logStream });
+  partner = await app.newPartner(['rms', 'pat', 'analytics']);
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('operations endpoints', () => {
+  it('[DES-008] GET /healthz → 200 while up; /readyz → 200 while the database answers', async () => {
+    expect((await app.http.get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await app.http.get('/readyz')).body).toEqual({ status: 'ready' });
+  });
+
+  it('[DES-009] GET /metrics → Prometheus text with request counts and latency by route pattern and status', async () => {
+    await app.http.get('/v1/pat/venues', { token: partner.token });
+    const res = await app.http.get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/plain/);
+    expect(res.text).toMatch(/tableside_http_requests_total\{method="GET",route="\/v1\/pat\/venues",status="200"\} \d+/);
+    expect(res.text).toMatch(/tableside_http_request_duration_seconds_bucket\{le="0\.1",method="GET",route="\/v1\/pat\/venues",status="200"\}/);
+  });
+
+  it('[DES-010] GET /openapi.json is a valid OpenAPI document listing every /v1 route with operationId, summary and error responses', async () => {
+    const res = await app.http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    const validator = new Validator();
+    const result = await validator.validate(res.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    const routes = app.service.app.fastify.printRoutes({ commonPrefix: false });
+    const paths = res.body.paths as Record<string, Record<string, { operationId?: string; summary?: string; responses: Record<string, unknown> }>>;
+    for (const path of ['/v1/pat/venues', '/v1/pos/partner/venues', '/v1/rms/booking-channels', '/oauth/token']) {
+      expect(paths[path], path).toBeDefined();
+    }
+    const ids = new Set<string>();
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.operationId, `${method} ${path}`).toBeTruthy();
+        expect(op.summary, `${method} ${path}`).toBeTruthy();
+        expect(ids.has(op.operationId!)).toBe(false);
+        ids.add(op.operationId!);
+        if (path.startsWith('/v1/')) {
+          expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '403']));
+        }
+      }
+    }
+    expect(routes).toContain('/v1/pat/venues');
+  });
+
+  it('[DES-011] GET /docs serves the API docs page', async () => {
+    const res = await app.http.get('/docs/');
+    expect(res.status).toBe(200);
+    expect(res.text).toMatch(/swagger/i);
+  });
+});
+
+describe('logs', () => {
+  it('[DES-013] [DES-014] every request log line carries its request id; credentials never appear', async () => {
+    logLines.length = 0;
+    const secretUrl = '/v1/pat/venues?t=onboarding-secret-value';
+    await app.http.get(secretUrl, { token: partner.token, headers: { 'x-request-id': 'log-test-1' } });
+    await app.http.get('/v1/rms/booking-channels', { token: partner.apiKey, headers: { 'x-request-id': 'log-test-2' } });
+    await app.http.post('/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret },
+      headers: { 'x-request-id': 'log-test-3' },
+    });
+    await app.http.get('/v1/pat/venues', { token: 'tat_wrongwrongwrongwrongwrong', headers: { 'x-request-id': 'log-test-4' } });
+    await new Promise((r) => setTimeout(r, 50));
+    const all = logLines.join('\n');
+    for (const id of ['log-test-1', 'log-test-2', 'log-test-3', 'log-test-4']) {
+      const lines = logLines.filter((l) => l.includes(id));
+      expect(lines.length, id).toBeGreaterThan(0);
+      for (const line of lines) expect(JSON.parse(line).reqId).toBe(id);
+    }
+    for (const secret of [partner.token, partner.apiKey!, partner.clientSecret!, 'onboarding-secret-value', 'tat_wrongwrongwrongwrongwrong']) {
+      expect(all).not.toContain(secret);
+    }
+    // A logged object holding a credential is redacted by path.
+    app.service.log.info({ accessToken: partner.token, nested: { apiKey: partner.apiKey } }, 'redaction check');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(logLines.join('\n')).not.toContain(partner.token);
+    expect(logLines.join('\n')).not.toContain(partner.apiKey!);
+  });
+
+  it('[DES-012] the caller’s x-request-id is echoed; otherwise one is generated', async () => {
+    const given = await app.http.get('/healthz', { headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const generated = await app.http.get('/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
