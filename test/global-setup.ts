@@ -64,8 +64,9 @@ export default async function setup(project: TestProject) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       const { rows } = await client.query<{ nspname: string }>(
-        `SELECT nspname FROM pg_namespace WHERE nspname LIKE $1`,
-        [`t_${runId}_%`],
+        // starts_with, not LIKE: `_` is a LIKE wildcard.
+        `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)`,
+        [`t_${runId}_`],
       );
       for (const { nspname } of rows) await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`);
       await client.end();

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
+import { SearchPathPostgresDialect } from './dialect.ts';
 
 // One SQL dialect, one driver: PostgreSQL through `pg`, either a real server (DATABASE_URL) or the
 // embedded PGlite reached through its node-postgres adapter (DESIGN 3). Code above this file never
@@ -39,7 +40,7 @@ function fromPool(
   onClose: () => Promise<void>,
   pglite?: PGlite,
 ): Db {
-  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<DB>({ dialect: new SearchPathPostgresDialect({ pool }) });
   let closed = false;
   return {
     kind,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { describe, inject } from 'vitest';
@@ -21,11 +22,12 @@ export function postgresUrl(): string | null {
   return inject('postgresUrl');
 }
 
-let schemaCounter = 0;
-
-/** A new schema name of this test run (the run's teardown drops any left behind). */
+/**
+ * A new schema name of this test run (the run's teardown drops any left behind). Random rather
+ * than keyed on the worker's pid, which the kernel recycles (pid_max is 32768 on this machine).
+ */
 export function newSchemaName(): string {
-  return `t_${inject('runId')}_${process.pid}_${++schemaCounter}`;
+  return `t_${inject('runId')}_${randomBytes(6).toString('hex')}`;
 }
 
 /** A DATABASE_URL that puts everything in `schema` (for spawned processes). */
