@@ -140,6 +140,26 @@ export function buildProgram(): Command {
       print(!!opts.json, result, lines(result));
     });
 
+  const venue = program.command('venue').description("a venue's POS connection (the operator's switch)");
+  venue
+    .command('suspend')
+    .description('suspend a venue: pay-at-table answers 404 and analytics omits it until resumed')
+    .requiredOption('--venue <id>', 'venue id')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { venue: string; json?: boolean }) => {
+      const result = await operator('venue.suspend', { venue: opts.venue });
+      print(!!opts.json, result, `venue ${opts.venue}: ${result.status} (${result.suspendedReason})`);
+    });
+  venue
+    .command('resume')
+    .description('make a suspended venue active again and restart its order sync')
+    .requiredOption('--venue <id>', 'venue id')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { venue: string; json?: boolean }) => {
+      const result = await operator('venue.resume', { venue: opts.venue });
+      print(!!opts.json, result, `venue ${opts.venue}: ${result.status}`);
+    });
+
   registerPosCommands(program);
   return program;
 }

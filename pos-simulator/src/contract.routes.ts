@@ -56,6 +56,10 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     if (store.broken !== 'no-auth' && !bearerMatches(request.headers.authorization, store.apiKey)) {
       return reply.code(401).header('www-authenticate', 'Bearer').send(UNAUTHORIZED_BODY);
     }
+    // A valid key, but the restaurant withdrew the integration's access to this location.
+    if (store.venue(venueId)?.accessRevoked) {
+      return reply.code(403).send({ error: `access to venue ${venueId} was revoked by the restaurant` });
+    }
     // Deferred payments whose time has come (also after a clock jump) are settled before any read.
     payments.settleDue();
   });

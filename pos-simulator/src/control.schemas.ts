@@ -34,6 +34,8 @@ export const VenueBody = Type.Object({
   currency: Type.Optional(Type.String()),
   itemsSupported: Type.Optional(Type.Boolean()),
   behaviour: Type.Optional(Behaviour),
+  /** true: the venue's back office withdrew our access; its contract calls answer 403. */
+  accessRevoked: Type.Optional(Type.Boolean()),
   tables: Type.Optional(Tables),
   menu: Type.Optional(Menu),
 });

@@ -28,6 +28,8 @@ export interface VenueState {
   currency: string;
   itemsSupported: boolean;
   behaviour: VenueBehaviour;
+  /** The restaurant withdrew the integration's access in its back office: contract calls get 403. */
+  accessRevoked?: boolean;
   tables: TableState[];
   menu: MenuEntry[];
   /** Per-venue counters: order ids, check numbers and item ids are readable sequences. */

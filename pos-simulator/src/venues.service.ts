@@ -19,6 +19,7 @@ export interface VenueView {
   currency: string;
   itemsSupported: boolean;
   behaviour: VenueBehaviour;
+  accessRevoked: boolean;
   tables: TableState[];
   menu: MenuInput[];
 }
@@ -31,6 +32,7 @@ export function venueView(v: VenueState): VenueView {
     currency: v.currency,
     itemsSupported: v.itemsSupported,
     behaviour: { ...v.behaviour },
+    accessRevoked: v.accessRevoked === true,
     tables: v.tables.map((t) => ({ ...t })),
     menu: v.menu.map((m) => ({ sku: m.sku, name: m.name, price: fromMinor(m.priceMinor, v.currency) })),
   };
@@ -79,6 +81,7 @@ export function createVenuesService(store: SimStore) {
         currency: cur,
         itemsSupported: input.itemsSupported ?? true,
         behaviour: input.behaviour ?? { payment: 'immediate' },
+        accessRevoked: input.accessRevoked ?? false,
         tables: checkTables(input.tables ?? []),
         menu: toMenu(input.menu ?? [], cur),
         nextOrderNo: 1001,
@@ -101,6 +104,7 @@ export function createVenuesService(store: SimStore) {
     if (input.timezone !== undefined) existing.timezone = input.timezone;
     if (input.itemsSupported !== undefined) existing.itemsSupported = input.itemsSupported;
     if (input.behaviour !== undefined) existing.behaviour = input.behaviour;
+    if (input.accessRevoked !== undefined) existing.accessRevoked = input.accessRevoked;
     if (input.tables !== undefined) existing.tables = checkTables(input.tables);
     if (input.menu !== undefined) existing.menu = toMenu(input.menu, existing.currency);
     store.save();

@@ -4,7 +4,8 @@ import { createChannelsService } from '../content/channels.service.ts';
 import type { Db } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Clock } from '../lib/clock.ts';
-import { badRequest } from '../lib/errors.ts';
+import { badRequest, notFound } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
 
 // The operator's commands, as functions of the store. The CLI runs them against the store itself,
 // or, while a server owns the embedded data directory, asks that server to run them (admin
@@ -65,7 +66,37 @@ export const COMMANDS = {
     const logo = args.logo === undefined ? undefined : String(args.logo);
     return createChannelsService({ db, clock }).create({ name: text(args, 'name'), logo });
   },
+  // A venue's POS connection, switched off and on by the operator (DESIGN 9: a suspended venue is
+  // temporarily unavailable). A suspension by the operator is lifted only by the operator.
+  async 'venue.suspend'({ db, clock }: CommandDeps, args: Args) {
+    const { suspendConnection } = await import('../pat/connections.repository.ts');
+    const venueId = venueArg(args);
+    return connectionView(venueId, await suspendConnection(db.kysely, venueId, 'operator', clock.now()));
+  },
+  async 'venue.resume'({ db, clock }: CommandDeps, args: Args) {
+    const { resumeConnection } = await import('../pat/connections.repository.ts');
+    const { scheduleOrderSync } = await import('../pat/orders.service.ts');
+    const venueId = venueArg(args);
+    const row = await db.kysely.transaction().execute(async (tx) => {
+      const resumed = await resumeConnection(tx, venueId, clock.now());
+      // The sync job ended when the operator suspended the venue: start it again.
+      if (resumed) await scheduleOrderSync(tx, venueId, clock.now());
+      return resumed;
+    });
+    return connectionView(venueId, row);
+  },
 } satisfies Record<string, (deps: CommandDeps, args: Args) => Promise<unknown>>;
+
+function venueArg(args: Args): string {
+  const venueId = text(args, 'venue');
+  if (!isUuid(venueId)) throw badRequest('--venue must be a venue id (a UUID)');
+  return venueId;
+}
+
+function connectionView(venueId: string, row: { status: string; suspended_reason: string | null } | null) {
+  if (!row) throw notFound(`Venue ${venueId} has no POS connection.`);
+  return { venueId, status: row.status, suspendedReason: row.suspended_reason };
+}
 
 export type CommandName = keyof typeof COMMANDS;
 

@@ -13,11 +13,15 @@ export interface PatVenueRow {
   pos_type: string | null;
 }
 
+export type SuspensionReason = 'credentials_refused' | 'operator';
+
 export interface ConnectionRow {
   venue_id: string;
   pos_type: string;
   pos_venue_id: string;
   status: 'active' | 'suspended';
+  /** Why it is suspended (null while active): see migration 008. */
+  suspended_reason: SuspensionReason | null;
   connected_at: Date;
   tables_synced_at: Date | null;
   orders_synced_until: Date | null;
@@ -35,9 +39,9 @@ export async function findScopedVenue(
   partnerId: string,
   venueId: string,
 ): Promise<{ venue: PatVenueRow; connection: ConnectionRow | null } | null> {
-  const { rows } = await sql<PatVenueRow & { c_pos_type: string | null; c_pos_venue_id: string | null; c_status: ConnectionRow['status'] | null; c_connected_at: Date | null; c_tables_synced_at: Date | null; c_orders_synced_until: Date | null }>`
+  const { rows } = await sql<PatVenueRow & { c_pos_type: string | null; c_pos_venue_id: string | null; c_status: ConnectionRow['status'] | null; c_suspended_reason: SuspensionReason | null; c_connected_at: Date | null; c_tables_synced_at: Date | null; c_orders_synced_until: Date | null }>`
     SELECT v.id, v.name, v.country_code, v.city, v.timezone, v.currency, v.pos_type,
-           c.pos_type AS c_pos_type, c.pos_venue_id AS c_pos_venue_id, c.status AS c_status, c.connected_at AS c_connected_at,
+           c.pos_type AS c_pos_type, c.pos_venue_id AS c_pos_venue_id, c.status AS c_status, c.suspended_reason AS c_suspended_reason, c.connected_at AS c_connected_at,
            c.tables_synced_at AS c_tables_synced_at, c.orders_synced_until AS c_orders_synced_until
     FROM partner_venues pv
     JOIN venues v ON v.id = pv.venue_id
@@ -52,6 +56,7 @@ export async function findScopedVenue(
         pos_type: r.c_pos_type,
         pos_venue_id: r.c_pos_venue_id!,
         status: r.c_status!,
+        suspended_reason: r.c_suspended_reason,
         connected_at: r.c_connected_at!,
         tables_synced_at: r.c_tables_synced_at,
         orders_synced_until: r.c_orders_synced_until,
@@ -84,7 +89,28 @@ export async function setOrdersSyncedUntil(ex: Executor, venueId: string, until:
   await sql`UPDATE pos_connections SET orders_synced_until = ${until}, updated_at = ${until} WHERE venue_id = ${venueId}`.execute(ex);
 }
 
-export async function listActiveConnections(ex: Executor): Promise<ConnectionRow[]> {
-  const { rows } = await sql<ConnectionRow>`SELECT * FROM pos_connections WHERE status = 'active'`.execute(ex);
-  return rows;
+
+/**
+ * Suspends a venue's connection. An operator's suspension overrides a credentials one (and is not
+ * lifted by a successful sync); a credentials suspension never replaces an operator's. Returns the
+ * row as it is now, or null when the venue has no connection.
+ */
+export async function suspendConnection(ex: Executor, venueId: string, reason: SuspensionReason, now: Date): Promise<ConnectionRow | null> {
+  await sql`UPDATE pos_connections
+               SET status = 'suspended', suspended_reason = ${reason}, suspended_at = ${now}, updated_at = ${now}
+             WHERE venue_id = ${venueId}
+               AND (status = 'active' OR (${reason} = 'operator' AND suspended_reason <> 'operator'))`.execute(ex);
+  return findConnection(ex, venueId);
+}
+
+/**
+ * Makes a suspended connection active again. With `onlyReason`, only a suspension for that reason
+ * is lifted (a successful sync lifts a credentials suspension, never an operator's).
+ */
+export async function resumeConnection(ex: Executor, venueId: string, now: Date, onlyReason?: SuspensionReason): Promise<ConnectionRow | null> {
+  await sql`UPDATE pos_connections
+               SET status = 'active', suspended_reason = NULL, suspended_at = NULL, updated_at = ${now}
+             WHERE venue_id = ${venueId} AND status = 'suspended'
+               AND (${onlyReason ?? null}::text IS NULL OR suspended_reason = ${onlyReason ?? null})`.execute(ex);
+  return findConnection(ex, venueId);
 }

@@ -68,22 +68,42 @@ export function createOrdersService({ db, clock, log, posTypes, posClients, sync
     },
 
     /** Starts the periodic sync of a venue's orders (idempotent: one job per venue). */
-    async scheduleSync(ex: Parameters<typeof scheduleJob>[0], venueId: string): Promise<void> {
-      await scheduleJob(ex, { kind: ORDER_SYNC_JOB, runAt: clock.now(), dedupeKey: `orders-sync:${venueId}`, payload: { venueId } }, clock.now());
+    scheduleSync(ex: Parameters<typeof scheduleJob>[0], venueId: string): Promise<void> {
+      return scheduleOrderSync(ex, venueId, clock.now());
     },
 
-    /** One sync run for a venue: every order the POS changed since the last run, with overlap. */
-    async syncVenue(venueId: string): Promise<{ synced: number } | null> {
+    /**
+     * One sync run for a venue: every order the POS changed since the last run, with overlap.
+     * null when there is nothing to sync any more (no connection, or suspended by the operator).
+     * A POS that refuses the credentials (401/403) suspends the connection (DESIGN 9: the venue is
+     * then temporarily unavailable); the runs go on probing, and the first one the POS accepts
+     * makes the connection active again.
+     */
+    async syncVenue(venueId: string): Promise<{ synced: number; suspended: boolean } | null> {
       const connection = await connections.findConnection(db.kysely, venueId);
       const posType = connection ? posTypes.get(connection.pos_type) : undefined;
       const venue = await connections.findVenue(db.kysely, venueId);
-      if (!connection || !posType || !venue || connection.status !== 'active') return null;
+      if (!connection || !posType || !venue) return null;
+      if (connection.status === 'suspended' && connection.suspended_reason === 'operator') return null;
       const until = clock.now();
       const from = connection.orders_synced_until
         ? new Date(connection.orders_synced_until.getTime() - SYNC_OVERLAP_MS)
         : new Date(until.getTime() - FIRST_SYNC_LOOKBACK_MS);
-      // A POS that is down throws here: the job retries later from the same `from`, so nothing is lost.
-      const orders = await posClients.for(posType).listOrders(connection.pos_venue_id, { from, until });
+      let orders: PosOrder[];
+      try {
+        orders = await posClients.for(posType).listOrders(connection.pos_venue_id, { from, until });
+      } catch (err) {
+        if (!isCredentialsRefusal(err)) throw err; // a POS that is down: retried later from the same `from`
+        if (connection.status === 'active') {
+          await connections.suspendConnection(db.kysely, venueId, 'credentials_refused', clock.now());
+          log.warn({ venueId, posType: posType.code, err: (err as Error).message }, 'the POS refused our credentials for this venue; connection suspended');
+        }
+        return { synced: 0, suspended: true };
+      }
+      if (connection.status === 'suspended') {
+        await connections.resumeConnection(db.kysely, venueId, clock.now(), 'credentials_refused');
+        log.info({ venueId, posType: posType.code }, 'the POS accepts our credentials again; connection active');
+      }
       const currency = venue.currency ?? 'EUR';
       for (const order of orders) {
         try {
@@ -95,14 +115,14 @@ export function createOrdersService({ db, clock, log, posTypes, posClients, sync
         }
       }
       await connections.setOrdersSyncedUntil(db.kysely, venueId, until);
-      return { synced: orders.length };
+      return { synced: orders.length, suspended: false };
     },
 
     syncJob(): JobDefinition<{ venueId: string }> {
       return {
         run: async (job) => {
           const result = await this.syncVenue(job.payload.venueId);
-          if (result === null) return; // no longer connected: the job ends
+          if (result === null) return; // nothing to sync (operator suspension, no connection): the job ends
           log.debug({ venueId: job.payload.venueId, ...result }, 'orders synced');
           return { retryAt: new Date(clock.now().getTime() + syncIntervalS * 1000) };
         },
@@ -112,3 +132,13 @@ export function createOrdersService({ db, clock, log, posTypes, posClients, sync
 }
 
 export type OrdersService = ReturnType<typeof createOrdersService>;
+
+/** Schedules a venue's sync job to run now (one per venue: a pending one is kept). */
+export async function scheduleOrderSync(ex: Parameters<typeof scheduleJob>[0], venueId: string, now: Date): Promise<void> {
+  await scheduleJob(ex, { kind: ORDER_SYNC_JOB, runAt: now, dedupeKey: `orders-sync:${venueId}`, payload: { venueId } }, now);
+}
+
+/** The POS answered 401 or 403: our credentials are refused (for this venue, or at all). */
+export function isCredentialsRefusal(err: unknown): boolean {
+  return err instanceof PosError && err.kind === 'status' && (err.status === 401 || err.status === 403);
+}

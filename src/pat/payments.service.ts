@@ -15,7 +15,7 @@ import type { OrdersService } from './orders.service.ts';
 import { isTerminal, normalizeFailureCode, payloadMismatch, type PaymentPayload } from './payments.fns.ts';
 import * as repo from './payments.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
-import type { VenueContext, VenueContexts } from './venue-context.ts';
+import { NO_POS_CONNECTION, type VenueContext, type VenueContexts } from './venue-context.ts';
 
 // Pay-at-table payments (spec 2.11, 3.1, 3.2, 4.7, 7.3, 7.4; DESIGN 7).
 //
@@ -413,7 +413,8 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
   return {
     async submit(partnerId: string, venueId: string, orderId: string, body: SubmitPaymentBody): Promise<SubmitResult> {
-      const ctx = await contexts.active(partnerId, venueId);
+      // A suspended venue still answers replays of payments it already has; new ones need it active.
+      const ctx = await contexts.connected(partnerId, venueId);
       const payload = parsePayload(body, orderId, ctx.venue.currency);
       const order = isUuid(orderId) ? await ordersRepo.findOrder(ex, ctx.venue.id, orderId) : null;
       if (!order) throw notFound(ORDER_NOT_FOUND);
@@ -439,6 +440,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
         // A new submission (or the retry of a failed forward). On a live-bill venue the order is
         // re-read first, so a close or void made on the POS meanwhile answers 422 (DESIGN 9).
+        if (ctx.connection.status !== 'active') throw notFound(NO_POS_CONNECTION);
         if (ctx.posType.billRetrieval) {
           try {
             await orders.refresh(ctx, order);
@@ -462,7 +464,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     },
 
     async status(partnerId: string, venueId: string, orderId: string, externalReference: string): Promise<Payment> {
-      const ctx = await contexts.active(partnerId, venueId);
+      const ctx = await contexts.connected(partnerId, venueId);
       const order = isUuid(orderId) ? await ordersRepo.findOrder(ex, ctx.venue.id, orderId) : null;
       if (!order) throw notFound(ORDER_NOT_FOUND);
       const p = await repo.findByRef(ex, partnerId, externalReference);

@@ -34,9 +34,19 @@ export function createVenueContexts({ db, posTypes, posClients }: VenueContextDe
 
   return {
     async active(partnerId: string, venueId: string): Promise<VenueContext> {
+      const ctx = await this.connected(partnerId, venueId);
+      if (ctx.connection.status !== 'active') throw notFound(NO_POS_CONNECTION);
+      return ctx;
+    },
+
+    /**
+     * Like `active`, but a suspended connection is accepted too: payments already made on the
+     * venue stay readable (and replayable) while it is temporarily unavailable.
+     */
+    async connected(partnerId: string, venueId: string): Promise<VenueContext> {
       const { venue, connection } = await scoped(partnerId, venueId);
       const posType = connection ? posTypes.get(connection.pos_type) : undefined;
-      if (!connection || connection.status !== 'active' || !posType) throw notFound(NO_POS_CONNECTION);
+      if (!connection || !posType) throw notFound(NO_POS_CONNECTION);
       return { venue: { ...venue, currency: venue.currency ?? 'EUR' }, connection, posType, pos: posClients.for(posType) };
     },
 

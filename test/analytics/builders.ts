@@ -88,6 +88,7 @@ export async function insertOrder(ex: Executor, venueId: string, input: OrderInp
 /** A POS connection row for a venue (analytics venue availability). */
 export async function connectVenue(ex: Executor, venueId: string, status: 'active' | 'suspended' = 'active'): Promise<void> {
   const now = new Date();
-  await sql`INSERT INTO pos_connections (venue_id, pos_type, pos_venue_id, status, connected_at, updated_at)
-            VALUES (${venueId}, 'sim', ${`loc-${venueId}`}, ${status}, ${now}, ${now})`.execute(ex);
+  const reason = status === 'suspended' ? 'operator' : null;
+  await sql`INSERT INTO pos_connections (venue_id, pos_type, pos_venue_id, status, suspended_reason, connected_at, updated_at)
+            VALUES (${venueId}, 'sim', ${`loc-${venueId}`}, ${status}, ${reason}, ${now}, ${now})`.execute(ex);
 }

@@ -160,7 +160,7 @@ describe('closed orders from the POS', () => {
     await sync();
     await sql`UPDATE pos_connections SET orders_synced_until = NULL WHERE venue_id = ${v.venueId}`.execute(w.app.db.kysely);
     await tick(MINUTE);
-    expect(await sync()).toEqual({ synced: 3 });
+    expect(await sync()).toEqual({ synced: 3, suspended: false });
     await sync();
     expect(await storedCounts(w, v.venueId)).toEqual(counts);
     expect((await history(v)).body).toEqual(first.body);

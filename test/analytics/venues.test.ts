@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { resumeConnection } from '../../src/pat/connections.repository.ts';
 import { connectVenue, insertOrder } from './builders.ts';
 
 // GET /v1/pos/partner/venues (spec 2.8, 4.8; DESIGN 9): the venues in scope available for analytics.
@@ -72,7 +73,7 @@ describe('GET /v1/pos/partner/venues', () => {
     expect(orders.body.total).toBe(1);
 
     // Reactivated: listed again.
-    await sql`UPDATE pos_connections SET status = 'active' WHERE venue_id = ${suspended}`.execute(app.db.kysely);
+    await resumeConnection(app.db.kysely, suspended, new Date());
     expect((await venues(partner.token)).body.venues.map((v: { id: string }) => v.id)).toEqual([active, suspended]);
   });
 

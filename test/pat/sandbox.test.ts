@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from '../helpers/cli.ts';
+import { jsonOf, runCli, startServe, type ServeProcess } from '../helpers/cli.ts';
 import { HttpClient, type HttpResponse } from '../helpers/http.ts';
 
 // Sandbox mode through the real CLI (DESIGN 4, 6.1): `tableside serve --sandbox` on a fresh data
@@ -166,6 +166,27 @@ describe('tableside serve --sandbox', () => {
       status = (await http.get(`/v1/pat/venue/${venueId}/order/${bill.body.orderId}/payment/${ref}`, { token: first.accessToken })).body.status;
     }
     expect(status).toBe('confirmed');
+  });
+
+  it('[DES-127] `tableside venue suspend` and `venue resume`, run while the server owns the directory, switch a venue off and on', async () => {
+    const [venueId] = first.venueIds;
+    const cli = (...args: string[]) => runCli(args, { TABLESIDE_DATA: dir });
+    const features = () => http.get(`/v1/pat/venue/${venueId}/features`, { token: first.accessToken });
+    expect((await features()).status).toBe(200);
+
+    const suspended = await cli('venue', 'suspend', '--venue', venueId, '--json');
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect(jsonOf(suspended)).toEqual({ venueId, status: 'suspended', suspendedReason: 'operator' });
+    expect((await features()).status).toBe(404);
+
+    const resumed = await cli('venue', 'resume', '--venue', venueId, '--json');
+    expect(jsonOf(resumed)).toEqual({ venueId, status: 'active', suspendedReason: null });
+    expect((await features()).status).toBe(200);
+
+    const bad = await cli('venue', 'suspend', '--venue', 'not-a-venue', '--json');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/UUID/);
   });
 
   it('[DES-068] a later start on the same directory seeds nothing again: same partner and venues, the old token still works', async () => {
