@@ -105,26 +105,25 @@ describe('with a server owning the data directory', () => {
   it('[DES-056] partner grant puts a venue in the partner’s scope', async () => {
     const partner = jsonOf(await cli('partner', 'create', '--name', 'Grantee', '--access', 'pat', '--json'));
     const { accessToken } = jsonOf(await cli('token', 'issue', '--partner', partner.partnerId, '--json'));
-    // A venue created by another pay-at-table partner (the only way to make one without the content API).
-    const owner = jsonOf(await cli('partner', 'create', '--name', 'Owner', '--access', 'pat', '--json'));
-    const ownerToken = jsonOf(await cli('token', 'issue', '--partner', owner.partnerId, '--json')).accessToken;
-    const created = await http.post('/v1/pat/venues', {
-      token: ownerToken,
-      body: { name: 'Granted Bistro', address: '1 Rue X', city: 'Paris', postalCode: '75001', country: 'FR', timezone: 'Europe/Paris', currency: 'EUR', posType: 'simulator' },
+    // A venue a reservation system pushed through the content API: in no pay-at-table scope yet.
+    const rms = jsonOf(await cli('partner', 'create', '--name', 'RMS', '--access', 'rms', '--json'));
+    const created = await http.post('/v1/rms/venues', {
+      token: rms.apiKey,
+      body: { externalId: 'grant-1', name: 'Granted Bistro', countryCode: 'FR', city: 'Paris', currency: 'EUR' },
     });
-    if (created.status !== 200) {
-      // Venue creation arrives with the pay-at-table issue; until then grant must refuse unknown venues.
-      const refused = await cli('partner', 'grant', '--partner', partner.partnerId, '--venue', '0198a5c4-1111-7222-8333-444455556666', '--json');
-      expect(refused.code).not.toBe(0);
-      expect(refused.stderr).toMatch(/No venue/);
-      return;
-    }
+    expect(created.status, created.text).toBe(200);
+    const unknown = await cli('partner', 'grant', '--partner', partner.partnerId, '--venue', '0198a5c4-1111-7222-8333-444455556666', '--json');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/No venue/);
     expect((await http.get('/v1/pat/venues', { token: accessToken })).body.total).toBe(0);
     const granted = await cli('partner', 'grant', '--partner', partner.partnerId, '--venue', created.body.id, '--json');
     expect(granted.code, granted.stderr).toBe(0);
     const list = await http.get('/v1/pat/venues', { token: accessToken });
     expect(list.body.venues.map((v: { id: string }) => v.id)).toEqual([created.body.id]);
-    expect((await http.get(`/v1/pat/venue/${created.body.id}/tables`, { token: accessToken })).status).not.toBe(403);
+    // In scope now (not 403); it has no POS connection yet, which is a 404 (DESIGN 9).
+    const tables = await http.get(`/v1/pat/venue/${created.body.id}/tables`, { token: accessToken });
+    expect(tables.status).toBe(404);
+    expect(tables.body.error.message).toMatch(/No POS connection found/);
   });
 
   it('[DES-065] the admin endpoint listens on loopback only and refuses a request without the secret', async () => {
