@@ -15,7 +15,7 @@ import type { OrdersService } from './orders.service.ts';
 import { isTerminal, normalizeFailureCode, payloadMismatch, type PaymentPayload } from './payments.fns.ts';
 import * as repo from './payments.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
-import { NO_POS_CONNECTION, type VenueContext, type VenueContexts } from './venue-context.ts';
+import { suspendedMessage, type VenueContext, type VenueContexts } from './venue-context.ts';
 
 // Pay-at-table payments (spec 2.11, 3.1, 3.2, 4.7, 7.3, 7.4; DESIGN 7).
 //
@@ -440,7 +440,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
         // A new submission (or the retry of a failed forward). On a live-bill venue the order is
         // re-read first, so a close or void made on the POS meanwhile answers 422 (DESIGN 9).
-        if (ctx.connection.status !== 'active') throw notFound(NO_POS_CONNECTION);
+        if (ctx.connection.status !== 'active') throw notFound(suspendedMessage(ctx.connection.suspended_reason));
         if (ctx.posType.billRetrieval) {
           try {
             await orders.refresh(ctx, order);

@@ -24,6 +24,12 @@ export interface VenueContextDeps {
 
 export const NO_POS_CONNECTION = 'No POS connection found for this venue: pay-at-table is not active until the restaurant completes onboarding.';
 
+/** The 404 of a suspended connection: DESIGN 9's "no POS connection found", saying why. */
+export function suspendedMessage(reason: string | null): string {
+  const why = reason === 'credentials_refused' ? 'the POS refused our credentials for this venue' : 'it was suspended by the operator';
+  return `No POS connection found for this venue: its connection is suspended (${why}); pay-at-table is unavailable until it is resumed.`;
+}
+
 export function createVenueContexts({ db, posTypes, posClients }: VenueContextDeps) {
   /** The venue and its connection, if the venue is in the partner's scope; 403 otherwise. */
   async function scoped(partnerId: string, venueId: string) {
@@ -35,7 +41,7 @@ export function createVenueContexts({ db, posTypes, posClients }: VenueContextDe
   return {
     async active(partnerId: string, venueId: string): Promise<VenueContext> {
       const ctx = await this.connected(partnerId, venueId);
-      if (ctx.connection.status !== 'active') throw notFound(NO_POS_CONNECTION);
+      if (ctx.connection.status !== 'active') throw notFound(suspendedMessage(ctx.connection.suspended_reason));
       return ctx;
     },
 

@@ -70,7 +70,7 @@ describe('suspended POS connections', () => {
     expect(history.body.total).toBe(1);
     const f = await features(w, v);
     expect(f.status).toBe(404);
-    expect(f.body.error.message).toMatch(/No POS connection found/);
+    expect(f.body.error.message).toMatch(/No POS connection found.*suspended \(the POS refused our credentials/);
     expect((await w.bill(v, '1')).status).toBe(404);
 
     // A payment already made stays readable and replayable; a new one is refused before any POS call.
@@ -82,7 +82,7 @@ describe('suspended POS connections', () => {
     expect(replay.headers['x-idempotent-replay']).toBe('true');
     const fresh = await w.pay(v, bill.body.orderId, { externalReference: 'susp-2', amount: 5, type: 'partial' });
     expect(fresh.status).toBe(404);
-    expect(fresh.body.error.message).toMatch(/No POS connection found/);
+    expect(fresh.body.error.message).toMatch(/No POS connection found.*suspended/);
 
     // Still refused: still suspended, and the sync keeps probing at its interval.
     await tick(MINUTE);
@@ -111,7 +111,9 @@ describe('suspended POS connections', () => {
 
     expect(await runCommand('venue.suspend', { venue: v.venueId }, deps)).toEqual({ venueId: v.venueId, status: 'suspended', suspendedReason: 'operator' });
     expect(await analyticsVenues(w)).toEqual([]);
-    expect((await features(w, v)).status).toBe(404);
+    const f = await features(w, v);
+    expect(f.status).toBe(404);
+    expect(f.body.error.message).toMatch(/No POS connection found.*suspended by the operator/);
 
     // The POS is fine, but an operator's suspension is not lifted by a sync: the sync job ends.
     const order = await w.openOrder(v.posVenueId, { tables: ['2'], checks: [{ items: [{ sku: 'WINE', quantity: 1 }] }] });
