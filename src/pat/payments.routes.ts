@@ -18,7 +18,8 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
         description:
           '200 with the payment when confirmed or failed; 202 with status pending (deferred venues) — then poll the status ' +
           'endpoint about once a second. The same externalReference with the same payload replays the current state ' +
-          '(header X-Idempotent-Replay: true).',
+          '(header X-Idempotent-Replay: true). A venue whose POS connection is suspended answers 404 to a new payment ' +
+          'but still replays one already made.',
         params: OrderParams,
         body: SubmitPaymentBody,
         response: {
@@ -44,7 +45,9 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
         ...common,
         operationId: 'getPayment',
         summary: 'Payment status by externalReference',
-        description: 'Answers 200 for any existing payment, whatever its status; a failed payment is reported in the body.',
+        description:
+          'Answers 200 for any existing payment, whatever its status; a failed payment is reported in the body. ' +
+          'Also while the venue\'s POS connection is suspended.',
         params: PaymentParams,
         response: { 200: Payment, ...errorResponses('pat', [...AUTH_ERRORS, 404]) },
       },
