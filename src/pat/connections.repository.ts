@@ -89,7 +89,6 @@ export async function setOrdersSyncedUntil(ex: Executor, venueId: string, until:
   await sql`UPDATE pos_connections SET orders_synced_until = ${until}, updated_at = ${until} WHERE venue_id = ${venueId}`.execute(ex);
 }
 
-
 /**
  * Suspends a venue's connection. An operator's suspension overrides a credentials one (and is not
  * lifted by a successful sync); a credentials suspension never replaces an operator's. Returns the
