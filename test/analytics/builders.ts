@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../src/db/db.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
+import { insertConnection, suspendConnection } from '../../src/pat/connections.repository.ts';
 
 // Closed orders written straight into the store, for the analytics query tests: clearer than driving
 // a POS when a test is about exact close times, time zones or paging.
@@ -88,7 +89,6 @@ export async function insertOrder(ex: Executor, venueId: string, input: OrderInp
 /** A POS connection row for a venue (analytics venue availability). */
 export async function connectVenue(ex: Executor, venueId: string, status: 'active' | 'suspended' = 'active'): Promise<void> {
   const now = new Date();
-  const reason = status === 'suspended' ? 'operator' : null;
-  await sql`INSERT INTO pos_connections (venue_id, pos_type, pos_venue_id, status, suspended_reason, connected_at, updated_at)
-            VALUES (${venueId}, 'sim', ${`loc-${venueId}`}, ${status}, ${reason}, ${now}, ${now})`.execute(ex);
+  await insertConnection(ex, { venue_id: venueId, pos_type: 'sim', pos_venue_id: `loc-${venueId}` }, now);
+  if (status === 'suspended') await suspendConnection(ex, venueId, 'operator', now);
 }
