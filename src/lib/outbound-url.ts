@@ -1,0 +1,135 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+// URLs that partners give us (an RMS's booking-services base URL, a webhook endpoint) are called by
+// the service from inside its own network. Without a guard a partner could make us call our own
+// admin endpoint, a database, or a cloud metadata service (SSRF). Two checks, because a host name's
+// answer can change between them (DNS rebinding): the URL is checked when it is saved, and every
+// connection re-checks the address it is about to connect to (`guardedLookup`).
+// ALLOW_PRIVATE_TARGETS=1 lifts the address rule (tests and the sandbox call simulators on loopback);
+// the https rule always holds.
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network"
+  ['10.0.0.0', 8], // private
+  ['100.64.0.0', 10], // carrier-grade NAT (also Alibaba's metadata 100.100.100.200)
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, and the metadata address 169.254.169.254 of most clouds
+  ['172.16.0.0', 12], // private
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.168.0.0', 16], // private
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, and the broadcast address
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['fc00::', 7], // unique local (also AWS's metadata fd00:ec2::254)
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv6');
+}
+
+/** The IPv4 address an IPv6 address carries (IPv4-mapped `::ffff:a.b.c.d` or NAT64 `64:ff9b::a.b.c.d`), if any. */
+function embeddedIpv4(address: string): string | null {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1]!;
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (!hex) return null;
+  const hi = parseInt(hex[1]!, 16);
+  const lo = parseInt(hex[2]!, 16);
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+
+/** True for loopback, private, link-local, metadata, multicast and other non-public addresses. */
+export function isNonPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return blocked.check(address, 'ipv4');
+  if (family === 6) {
+    const v4 = embeddedIpv4(address);
+    return v4 !== null ? blocked.check(v4, 'ipv4') : blocked.check(address, 'ipv6');
+  }
+  return true; // not an address at all: never connect to it
+}
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+/** Every address a host name resolves to (an IP literal resolves to itself). */
+export const systemResolver: Resolver = (host) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(host, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) =>
+      err ? reject(err) : resolve(addresses.map((a) => a.address)),
+    );
+  });
+
+export interface OutboundUrlOptions {
+  /** ALLOW_PRIVATE_TARGETS: loopback and private addresses are allowed (tests, sandbox). */
+  allowPrivate: boolean;
+  resolver?: Resolver;
+}
+
+export type OutboundUrlCheck = { ok: true; url: URL } | { ok: false; problem: string };
+
+/**
+ * Whether the service may call a partner-given URL: https, no credentials in it, and a host that
+ * resolves only to public addresses. `problem` is a sentence fit for a 400's field details.
+ */
+export async function checkOutboundUrl(raw: string, opts: OutboundUrlOptions): Promise<OutboundUrlCheck> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, problem: 'must be an absolute URL' };
+  }
+  if (url.protocol !== 'https:') return { ok: false, problem: 'must be an https URL' };
+  if (url.username || url.password) return { ok: false, problem: 'must not carry credentials; send them in their own field' };
+  if (opts.allowPrivate) return { ok: true, url };
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : await (opts.resolver ?? systemResolver)(host);
+  } catch {
+    return { ok: false, problem: `host ${host} could not be resolved` };
+  }
+  if (addresses.length === 0) return { ok: false, problem: `host ${host} could not be resolved` };
+  const bad = addresses.find(isNonPublicAddress);
+  if (bad !== undefined) {
+    return { ok: false, problem: `must not point at a loopback, private, link-local or metadata address (${host} resolves to ${bad})` };
+  }
+  return { ok: true, url };
+}
+
+export class BlockedAddressError extends Error {
+  readonly code = 'ERR_BLOCKED_ADDRESS';
+  constructor(host: string, address: string) {
+    super(`refusing to connect to ${host}: it resolves to the non-public address ${address}`);
+    this.name = 'BlockedAddressError';
+  }
+}
+
+/**
+ * A `lookup` for net/tls `connect` (undici's `connect` option) that refuses non-public addresses at
+ * connection time, so a host that resolved to a public address when its URL was saved cannot be
+ * re-pointed at an internal one later. With allowPrivate it is the plain system lookup. An address
+ * literal in a URL is never looked up; `checkOutboundUrl` refuses those when the URL is saved, and a
+ * literal cannot change afterwards.
+ */
+export function guardedLookup(opts: { allowPrivate: boolean; lookup?: LookupFunction }): LookupFunction {
+  const base = opts.lookup ?? (dnsLookup as unknown as LookupFunction);
+  if (opts.allowPrivate) return base;
+  return (hostname, options, callback) => {
+    base(hostname, options, (err, address, family) => {
+      if (err) return callback(err, address, family);
+      const list = Array.isArray(address) ? address.map((a) => a.address) : [address];
+      const bad = list.find(isNonPublicAddress);
+      if (bad !== undefined) return callback(new BlockedAddressError(hostname, bad), address, family);
+      callback(null, address, family);
+    });
+  };
+}
