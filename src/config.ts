@@ -20,6 +20,9 @@ export interface Config {
   posTablesTtlS: number;
   orderSyncIntervalS: number;
   posTimeoutMs: number;
+  rmsTimeoutMs: number;
+  /** Partner-given URLs may point at loopback/private addresses (tests, sandbox). */
+  allowPrivateTargets: boolean;
   sandbox: boolean;
   authFailureLimitPerMin: number;
   accessTokenTtlS: number;
@@ -89,6 +92,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   const givenBaseUrl = url(env, 'PUBLIC_BASE_URL', ['https:']);
   const publicBaseUrl = (givenBaseUrl ?? `https://localhost:${port}`).replace(/\/+$/, '');
+  const sandbox = overrides.sandbox ?? bool(env, 'SANDBOX', false);
 
   const config: Config = {
     port,
@@ -106,7 +110,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     posTablesTtlS: int(env, 'POS_TABLES_TTL_S', 30, 0, 86_400),
     orderSyncIntervalS: int(env, 'ORDER_SYNC_INTERVAL_S', 60, 1, 86_400),
     posTimeoutMs: int(env, 'POS_TIMEOUT_MS', 10_000, 100, 120_000),
-    sandbox: bool(env, 'SANDBOX', false),
+    rmsTimeoutMs: int(env, 'RMS_TIMEOUT_MS', 5000, 100, 120_000),
+    // The sandbox's simulators listen on loopback, so the sandbox allows private targets unless told otherwise.
+    allowPrivateTargets: bool(env, 'ALLOW_PRIVATE_TARGETS', sandbox),
+    sandbox,
     authFailureLimitPerMin: int(env, 'AUTH_FAILURE_LIMIT_PER_MIN', 60, 1, 1_000_000),
     accessTokenTtlS: int(env, 'ACCESS_TOKEN_TTL_S', 3600, 60, 31_536_000),
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
@@ -130,6 +137,8 @@ export const CONFIG_DOC: Array<[variable: string, meaning: string]> = [
   ['POS_TABLES_TTL_S', 'age after which GET tables refreshes from the POS (default 30)'],
   ['ORDER_SYNC_INTERVAL_S', 'seconds between order syncs per connected venue (default 60)'],
   ['POS_TIMEOUT_MS', 'time limit of one call to a POS (default 10000)'],
+  ['RMS_TIMEOUT_MS', 'time limit of one booking-services call to an RMS other than availability, which has 1 s (default 5000)'],
+  ['ALLOW_PRIVATE_TARGETS', '1 lets partner-given URLs (booking services, webhook endpoints) point at loopback or private addresses (default 0; 1 in the sandbox)'],
   ['SANDBOX', '1 to run the in-process POS simulator and seed a sandbox partner'],
   ['AUTH_FAILURE_LIMIT_PER_MIN', 'failed authentications a client address may make a minute before 429 (default 60)'],
   ['ACCESS_TOKEN_TTL_S', 'lifetime of issued access tokens (default 3600)'],
