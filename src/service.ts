@@ -101,7 +101,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     let admin: AdminServer | null = null;
     if (store.embedded) {
       const adminTls = await loadOrCreateSelfSigned(config.dataDir);
-      admin = await startAdminServer({ dataDir: config.dataDir, tls: adminTls, deps: { db: store.db, clock, config }, log });
+      admin = await startAdminServer({ dataDir: config.dataDir, tls: adminTls, deps: { db: store.db, services: app.services }, log });
       steps.admin = () => admin!.close();
     }
 
@@ -112,9 +112,10 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
         clock,
         log,
         auth: app.services.auth,
-        orders: app.services.orders,
+        venues: app.services.patVenues,
+        connections: app.services.connections,
+        orderSync: app.services.orderSync,
         posTypes,
-        posClients: app.services.posClients,
         dataDir: config.dataDir,
         baseUrl: url,
         posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,

@@ -1,20 +1,26 @@
-import { createAuthService, parseAccess } from '../auth/auth.service.ts';
-import type { Config } from '../config.ts';
-import { createChannelsService } from '../content/channels.service.ts';
+import { parseAccess, type AuthService } from '../auth/auth.service.ts';
+import type { ChannelsService } from '../content/channels.service.ts';
 import type { Db } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
-import type { Clock } from '../lib/clock.ts';
-import { badRequest, notFound } from '../lib/errors.ts';
+import { badRequest } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
+import type { ConnectionRow, ConnectionsService } from '../pos-mirror/connections.service.ts';
 
-// The operator's commands, as functions of the store. The CLI runs them against the store itself,
-// or, while a server owns the embedded data directory, asks that server to run them (admin
-// endpoint), so both paths execute the same code (DES-063, DES-064).
+// The operator's commands: argument checks, then one service call each (the rules live in the
+// services). The CLI runs them against the store itself, or, while a server owns the embedded
+// data directory, asks that server to run them (admin endpoint), so both paths execute the same
+// code (DES-063, DES-064).
+
+/** The services the commands call, built by whoever runs them (the server, or the CLI on its own). */
+export interface OperatorServices {
+  auth: Pick<AuthService, 'createPartner' | 'grantVenue' | 'issueToken' | 'revokeToken' | 'revokeKey'>;
+  channels: Pick<ChannelsService, 'create'>;
+  connections: Pick<ConnectionsService, 'suspend' | 'resume'>;
+}
 
 export interface CommandDeps {
   db: Db;
-  clock: Clock;
-  config: Config;
+  services: OperatorServices;
 }
 
 type Args = Record<string, unknown>;
@@ -37,53 +43,37 @@ export const COMMANDS = {
   async migrate({ db }: CommandDeps) {
     return migrate(db);
   },
-  async 'partner.create'({ db, clock, config }: CommandDeps, args: Args) {
-    const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
-    return auth.createPartner({ name: text(args, 'name'), access: parseAccess(text(args, 'access')) });
+  async 'partner.create'({ services }: CommandDeps, args: Args) {
+    return services.auth.createPartner({ name: text(args, 'name'), access: parseAccess(text(args, 'access')) });
   },
-  async 'partner.grant'({ db, clock, config }: CommandDeps, args: Args) {
-    const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
+  async 'partner.grant'({ services }: CommandDeps, args: Args) {
     const partnerId = text(args, 'partner');
     const venueId = text(args, 'venue');
-    await auth.grantVenue(partnerId, venueId);
+    await services.auth.grantVenue(partnerId, venueId);
     return { partnerId, venueId, granted: true };
   },
-  async 'token.issue'({ db, clock, config }: CommandDeps, args: Args) {
-    const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
-    return auth.issueToken(text(args, 'partner'), optionalInt(args, 'ttl'));
+  async 'token.issue'({ services }: CommandDeps, args: Args) {
+    return services.auth.issueToken(text(args, 'partner'), optionalInt(args, 'ttl'));
   },
-  async 'token.revoke'({ db, clock, config }: CommandDeps, args: Args) {
-    const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
-    await auth.revokeToken(text(args, 'token'));
+  async 'token.revoke'({ services }: CommandDeps, args: Args) {
+    await services.auth.revokeToken(text(args, 'token'));
     return { revoked: true };
   },
-  async 'key.revoke'({ db, clock, config }: CommandDeps, args: Args) {
-    const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
-    await auth.revokeKey(text(args, 'key'));
+  async 'key.revoke'({ services }: CommandDeps, args: Args) {
+    await services.auth.revokeKey(text(args, 'key'));
     return { revoked: true };
   },
-  async 'channel.create'({ db, clock }: CommandDeps, args: Args) {
+  async 'channel.create'({ services }: CommandDeps, args: Args) {
     const logo = args.logo === undefined ? undefined : String(args.logo);
-    return createChannelsService({ db, clock }).create({ name: text(args, 'name'), logo });
+    return services.channels.create({ name: text(args, 'name'), logo });
   },
-  // A venue's POS connection, switched off and on by the operator (DESIGN 9: a suspended venue is
-  // temporarily unavailable). A suspension by the operator is lifted only by the operator.
-  async 'venue.suspend'({ db, clock }: CommandDeps, args: Args) {
-    const { suspendConnection } = await import('../pat/connections.repository.ts');
-    const venueId = venueArg(args);
-    return connectionView(venueId, await suspendConnection(db.kysely, venueId, 'operator', clock.now()));
+  // A venue's POS connection, switched off and on by the operator (a suspended venue is
+  // temporarily unavailable to pay-at-table and analytics).
+  async 'venue.suspend'({ services }: CommandDeps, args: Args) {
+    return connectionView(await services.connections.suspend(venueArg(args)));
   },
-  async 'venue.resume'({ db, clock }: CommandDeps, args: Args) {
-    const { resumeConnection } = await import('../pat/connections.repository.ts');
-    const { scheduleOrderSync } = await import('../pat/orders.service.ts');
-    const venueId = venueArg(args);
-    const row = await db.kysely.transaction().execute(async (tx) => {
-      const resumed = await resumeConnection(tx, venueId, clock.now());
-      // The sync job ended when the operator suspended the venue: start it again.
-      if (resumed) await scheduleOrderSync(tx, venueId, clock.now());
-      return resumed;
-    });
-    return connectionView(venueId, row);
+  async 'venue.resume'({ services }: CommandDeps, args: Args) {
+    return connectionView(await services.connections.resume(venueArg(args)));
   },
 } satisfies Record<string, (deps: CommandDeps, args: Args) => Promise<unknown>>;
 
@@ -93,10 +83,7 @@ function venueArg(args: Args): string {
   return venueId;
 }
 
-function connectionView(venueId: string, row: { status: string; suspended_reason: string | null } | null) {
-  if (!row) throw notFound(`Venue ${venueId} has no POS connection.`);
-  return { venueId, status: row.status, suspendedReason: row.suspended_reason };
-}
+const connectionView = (row: ConnectionRow) => ({ venueId: row.venue_id, status: row.status, suspendedReason: row.suspended_reason });
 
 export type CommandName = keyof typeof COMMANDS;
 

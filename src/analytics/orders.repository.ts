@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import type { CheckRow } from '../pat/orders.repository.ts';
+import type { CheckRow } from '../pos-mirror/orders.fns.ts';
 
 // SQL of the closed-order history (spec 4.8): read-only, from the orders the POS sync and
 // pay-at-table store (DESIGN 6.3), so it answers while a POS is down (DES-085). The page query is

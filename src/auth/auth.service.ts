@@ -141,6 +141,11 @@ export function createAuthService({ db, clock, accessTokenTtlS }: AuthServiceDep
       if (!isUuid(venueId) || !(await repo.venueExists(ex, venueId))) throw notFound(`No venue ${venueId}.`);
       await repo.grantVenue(ex, partnerId, venueId, clock.now());
     },
+
+    /** Puts a venue the caller has just created in its creator's scope, in the caller's transaction. */
+    async scopeNewVenue(tx: Executor, partnerId: string, venueId: string, now: Date): Promise<void> {
+      await repo.grantVenue(tx, partnerId, venueId, now);
+    },
   };
 }
 

@@ -2,7 +2,6 @@ import { runRemoteCommand } from '../admin/admin-client.ts';
 import type { CommandName } from '../admin/commands.ts';
 import type { Config } from '../config.ts';
 import { DataDirLockedError, lockOwner } from '../db/lock.ts';
-import { systemClock } from '../lib/clock.ts';
 
 /**
  * Runs an operator command against the configured store: directly on PostgreSQL or an embedded
@@ -23,9 +22,12 @@ export async function runOperatorCommand(config: Config, name: CommandName, args
     if (err instanceof DataDirLockedError) return runRemoteCommand(config.dataDir, name, args);
     throw err;
   }
+  const { operatorServices } = await import('./operator-services.ts');
+  const { services, close } = operatorServices(config, store.db);
   try {
-    return await runCommand(name, args, { db: store.db, clock: systemClock, config });
+    return await runCommand(name, args, { db: store.db, services });
   } finally {
+    await close();
     await store.close();
   }
 }

@@ -1,11 +1,12 @@
 import type { Db, Executor } from '../db/db.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { conflict, notFound, ProblemList, validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { toWire } from '../lib/money.ts';
 import { findBrand } from './brands.repository.ts';
 import { findCompany, insertCompany, type CompanyRow } from './companies.repository.ts';
-import { couldBeId, installLink, isUniqueViolation, pageOf, pick } from './content.fns.ts';
+import { couldBeId, installLink, pageOf, pick } from './content.fns.ts';
 import { checkTranslations, localize, mergeTranslations, TRANSLATABLE } from './translations.fns.ts';
 import { bookableAreasOf, checkCoordinates, checkCovers, feeAmount, TotalsCache } from './venues.fns.ts';
 import * as repo from './venues.repository.ts';

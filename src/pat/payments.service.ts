@@ -6,12 +6,9 @@ import { AppError, badGateway, conflict, notFound, ProblemList, unprocessable } 
 import { isUuid, uuidv7 } from '../lib/ids.ts';
 import { parseAmount, toWire } from '../lib/money.ts';
 import { PosError, type PosPaymentAnswer } from '../pos/pos-client.ts';
-import type { PosClients } from '../pos/pos-client.ts';
-import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { isSettled, orderTotals } from './bill.fns.ts';
-import * as connections from './connections.repository.ts';
-import * as ordersRepo from './orders.repository.ts';
-import type { OrdersService } from './orders.service.ts';
+import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
+import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import { isTerminal, normalizeFailureCode, payloadMismatch, type PaymentPayload } from './payments.fns.ts';
 import * as repo from './payments.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
@@ -48,8 +45,7 @@ export interface PaymentsServiceDeps {
   log: Logger;
   contexts: VenueContexts;
   orders: OrdersService;
-  posTypes: PosTypeRegistry;
-  posClients: PosClients;
+  connections: Pick<ConnectionsService, 'forVenue'>;
   confirmationTimeoutS: number;
   inlineWaitMs: number;
   posTimeoutMs: number;
@@ -79,7 +75,7 @@ const payloadOf = (p: repo.PaymentRow): PaymentPayload => ({
 });
 
 export function createPaymentsService(deps: PaymentsServiceDeps) {
-  const { db, clock, log, contexts, orders, posTypes, posClients } = deps;
+  const { db, clock, log, contexts, orders, connections } = deps;
   const ex = db.kysely;
 
   /** The amounts of a submission, checked against the venue's currency (DES-124, DESIGN 5). */
@@ -102,7 +98,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   async function view(p: repo.PaymentRow, venueCurrency: string): Promise<Payment> {
-    const order = await ordersRepo.findOrder(ex, p.venue_id, p.order_id);
+    const order = await orders.find(p.venue_id, p.order_id);
     // A voided order reads as closed: the payment lifecycle knows open and closed only (spec 2.11).
     const orderStatus = order?.status === 'open' ? 'open' : 'closed';
     const status = p.status === 'confirmed' || p.status === 'failed' ? p.status : 'pending';
@@ -127,16 +123,16 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
   /** Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec 3.2). */
   async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date): Promise<void> {
-    const order = await ordersRepo.lockOrder(tx, payment.order_id);
+    const order = await orders.lock(tx, payment.order_id);
     if (order.status !== 'open') return;
     let close = payment.type === 'full';
     if (!close) {
-      const checks = (await ordersRepo.listChecks(tx, [order.id])).filter((c) => c.status === 'open').map(ordersRepo.checkOfRow);
+      const checks = await orders.openChecks(order.id, tx);
       const payments = await repo.listOrderPayments(tx, order.id);
       const totals = orderTotals(checks, order.prepayment_minor, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
       close = isSettled(totals);
     }
-    if (close) await ordersRepo.closeOrderByPat(tx, order.id, now, payment.payment_method);
+    if (close) await orders.closeByPat(tx, order.id, now, payment.payment_method);
   }
 
   /**
@@ -148,7 +144,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     const p = await repo.findById(outer ?? ex, paymentId);
     if (!p) return null;
     const run = async (tx: Executor) => {
-      await ordersRepo.lockOrder(tx, p.order_id);
+      await orders.lock(tx, p.order_id);
       return fn(tx);
     };
     return outer ? run(outer) : ex.transaction().execute(run);
@@ -201,7 +197,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   async function expire(tx: Executor, paymentId: string, now: Date): Promise<repo.PaymentRow | null> {
     const p = await repo.findById(tx, paymentId);
     if (!p || p.status !== 'pending' || p.deadline_at.getTime() > now.getTime()) return null;
-    await ordersRepo.lockOrder(tx, p.order_id);
+    await orders.lock(tx, p.order_id);
     const row = await repo.moveStatus(tx, paymentId, ['pending'], 'failed', now, { failureCode: 'pos_confirmation_timeout' });
     if (row?.forwarded) {
       await scheduleJob(tx, { kind: JOBS.lateCheck, runAt: new Date(now.getTime() + LATE_CHECKS_MS[0]), dedupeKey: `payment-late:${row.id}`, payload: { paymentId: row.id, attempt: 0 } }, now);
@@ -226,12 +222,10 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   async function targetOf(p: repo.PaymentRow): Promise<PosTarget | null> {
-    const connection = await connections.findConnection(ex, p.venue_id);
-    const posType = connection ? posTypes.get(connection.pos_type) : undefined;
-    const venue = await connections.findVenue(ex, p.venue_id);
-    const order = await ordersRepo.findOrder(ex, p.venue_id, p.order_id);
-    if (!connection || !posType || !venue || !order) return null;
-    return { pos: posClients.for(posType), posVenueId: connection.pos_venue_id, posOrderId: order.pos_order_id, currency: venue.currency ?? 'EUR' };
+    const cv = await connections.forVenue(p.venue_id);
+    const order = cv ? await orders.find(p.venue_id, p.order_id) : null;
+    if (!cv || !order) return null;
+    return { pos: cv.pos, posVenueId: cv.connection.pos_venue_id, posOrderId: order.pos_order_id, currency: cv.venue.currency };
   }
 
   const forwardBody = (p: repo.PaymentRow, currency: string) => ({
@@ -294,7 +288,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     const deadline = new Date(now.getTime() + deps.confirmationTimeoutS * 1000);
     try {
       return await ex.transaction().execute(async (tx): Promise<Claim> => {
-        const order = await ordersRepo.lockOrder(tx, payload.orderId);
+        const order = await orders.lock(tx, payload.orderId);
         // Another request with this reference claimed first (we waited on its lock): replay it.
         const same = await repo.findByRef(tx, partnerId, ref);
         if (same && same.id !== reuse?.id) return { kind: 'race' };
@@ -353,7 +347,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
   /** The synchronous forward of an immediate venue. */
   async function forwardNow(ctx: VenueContext, p: repo.PaymentRow): Promise<repo.PaymentRow> {
-    const order = (await ordersRepo.findOrder(ex, ctx.venue.id, p.order_id))!;
+    const order = (await orders.find(ctx.venue.id, p.order_id))!;
     let answer: PosPaymentAnswer;
     try {
       answer = await ctx.pos.forwardPayment(ctx.connection.pos_venue_id, order.pos_order_id, forwardBody(p, ctx.venue.currency));
@@ -378,7 +372,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     // An immediate POS that answers "pending" is treated as deferred rather than losing the payment.
     const now = clock.now();
     return ex.transaction().execute(async (tx) => {
-      await ordersRepo.lockOrder(tx, p.order_id);
+      await orders.lock(tx, p.order_id);
       const row = (await repo.moveStatus(tx, p.id, ['in_flight'], 'pending', now, { forwarded: true }))!;
       await scheduleJob(tx, { kind: JOBS.timeout, runAt: row.deadline_at, dedupeKey: `payment-timeout:${row.id}`, payload: { paymentId: row.id } }, now);
       await scheduleJob(tx, { kind: JOBS.dispatch, runAt: new Date(now.getTime() + POLL_MS), dedupeKey: `payment-dispatch:${row.id}`, payload: { paymentId: row.id } }, now);
@@ -416,7 +410,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
       // A suspended venue still answers replays of payments it already has; new ones need it active.
       const ctx = await contexts.connected(partnerId, venueId);
       const payload = parsePayload(body, orderId, ctx.venue.currency);
-      const order = isUuid(orderId) ? await ordersRepo.findOrder(ex, ctx.venue.id, orderId) : null;
+      const order = isUuid(orderId) ? await orders.find(ctx.venue.id, orderId) : null;
       if (!order) throw notFound(ORDER_NOT_FOUND);
       const ref = body.externalReference;
 
@@ -465,7 +459,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
     async status(partnerId: string, venueId: string, orderId: string, externalReference: string): Promise<Payment> {
       const ctx = await contexts.connected(partnerId, venueId);
-      const order = isUuid(orderId) ? await ordersRepo.findOrder(ex, ctx.venue.id, orderId) : null;
+      const order = isUuid(orderId) ? await orders.find(ctx.venue.id, orderId) : null;
       if (!order) throw notFound(ORDER_NOT_FOUND);
       const p = await repo.findByRef(ex, partnerId, externalReference);
       if (!p || p.order_id !== order.id || p.status === 'in_flight' || p.status === 'forward_failed') {
@@ -508,7 +502,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
             else if (answer?.status === 'pending') {
               const now = clock.now();
               await ex.transaction().execute(async (tx) => {
-                await ordersRepo.lockOrder(tx, p.order_id);
+                await orders.lock(tx, p.order_id);
                 const row = await repo.moveStatus(tx, p.id, ['in_flight'], 'pending', now, { forwarded: true });
                 if (!row) return;
                 await scheduleJob(tx, { kind: JOBS.timeout, runAt: row.deadline_at, dedupeKey: `payment-timeout:${row.id}`, payload: { paymentId: row.id } }, now);

@@ -23,15 +23,17 @@ import { onboardingRoutes } from '../onboarding/onboarding.routes.ts';
 import { createOnboardingService } from '../onboarding/onboarding.service.ts';
 import { billRoutes } from '../pat/bill.routes.ts';
 import { createBillService } from '../pat/bill.service.ts';
-import { createOrdersService, ORDER_SYNC_JOB } from '../pat/orders.service.ts';
 import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { createPaymentsService } from '../pat/payments.service.ts';
-import { createTablesService } from '../pat/tables.service.ts';
 import { createVenueContexts } from '../pat/venue-context.ts';
 import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import { createPatVenuesService } from '../pat/venues.service.ts';
 import { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { createConnectionsService } from '../pos-mirror/connections.service.ts';
+import { createOrdersService } from '../pos-mirror/orders.service.ts';
+import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
+import { createTablesService } from '../pos-mirror/tables.service.ts';
 
 // Wires each API family: builds its services from narrow dependencies and registers its routes.
 
@@ -62,11 +64,15 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps) 
   await app.register(venuesRoutes, { venues });
   await app.register(areasRoutes, { areas });
 
+  // The POS mirror: connections, tables, orders and their sync
+  const connections = createConnectionsService({ db, clock, log, posTypes, posClients });
+  const orders = createOrdersService({ db, clock, log });
+  const orderSync = createOrderSyncService({ db, clock, log, connections, orders, syncIntervalS: config.orderSyncIntervalS });
+  const tables = createTablesService({ db, clock, log, ttlS: config.posTablesTtlS });
+
   // Pay-at-table (/v1/pat) and onboarding
-  const contexts = createVenueContexts({ db, posTypes, posClients });
-  const patVenues = createPatVenuesService({ db, clock, posTypes, publicBaseUrl: config.publicBaseUrl });
-  const orders = createOrdersService({ db, clock, log, posTypes, posClients, syncIntervalS: config.orderSyncIntervalS });
-  const tables = createTablesService({ db, clock, log, contexts, ttlS: config.posTablesTtlS });
+  const contexts = createVenueContexts({ connections });
+  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, publicBaseUrl: config.publicBaseUrl });
   const bill = createBillService({ db, contexts, tables, orders });
   const payments = createPaymentsService({
     db,
@@ -74,14 +80,13 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps) 
     log,
     contexts,
     orders,
-    posTypes,
-    posClients,
+    connections,
     confirmationTimeoutS: config.paymentConfirmationTimeoutS,
     inlineWaitMs: config.paymentInlineWaitMs,
     posTimeoutMs: config.posTimeoutMs,
   });
-  const onboarding = createOnboardingService({ db, clock, log, posTypes, posClients, orders });
-  await app.register(patVenuesRoutes, { venues: patVenues, contexts, tables, posTypes });
+  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections });
+  await app.register(patVenuesRoutes, { venues: patVenues, contexts, posTypes });
   await app.register(billRoutes, { bill });
   await app.register(paymentsRoutes, { payments });
   await app.register(onboardingRoutes, { onboarding });
@@ -94,9 +99,9 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps) 
 
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
-    [ORDER_SYNC_JOB]: orders.syncJob(),
+    [ORDER_SYNC_JOB]: orderSync.job(),
   };
-  return { services: { channels, companies, brands, venues, areas, patVenues, orders, tables, bill, payments, onboarding, contexts, posClients, analyticsVenues, analyticsOrders }, jobs };
+  return { services: { channels, companies, brands, venues, areas, patVenues, connections, orders, orderSync, tables, bill, payments, onboarding, contexts, posClients, analyticsVenues, analyticsOrders }, jobs };
 }
 
 export type FeatureServices = Awaited<ReturnType<typeof registerFeatures>>['services'];

@@ -94,7 +94,7 @@ describeEachStore('payment forwarding failures', (store) => {
       const { v, orderId } = await (async () => {
         const v = await solo.connectVenue({ posType: POS.stored });
         await solo.openOrder(v.posVenueId, { tables: ['1'], checks: [{ items: [{ sku: 'ESP', quantity: 2 }] }] });
-        await solo.app.service.app.services.orders.syncVenue(v.venueId);
+        await solo.app.service.app.services.orderSync.syncVenue(v.venueId);
         const bill = await solo.bill(v, '1');
         return { v, orderId: bill.body.orderId as string };
       })();
