@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, CONFIG_DOC, loadConfig } from './config.ts';
-import type { CommandName } from './admin/commands.ts';
+import type { CommandName } from './operator/commands.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { AppError } from './lib/errors.ts';
 
@@ -14,7 +14,7 @@ function print(json: boolean, value: Record<string, unknown>, human: string): vo
 }
 
 async function operator(name: CommandName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { runOperatorCommand } = await import('./cli/run-command.ts');
+  const { runOperatorCommand } = await import('./app/operator.ts');
   return (await runOperatorCommand(loadConfig(), name, args)) as Record<string, unknown>;
 }
 
@@ -37,7 +37,7 @@ export function buildProgram(): Command {
     .option('--sandbox', 'sandbox mode (same as SANDBOX=1)')
     .action(async (opts: { sandbox?: boolean }) => {
       const config = loadConfig(process.env, opts.sandbox ? { sandbox: true } : {});
-      const { startService } = await import('./service.ts');
+      const { startService } = await import('./app/service.ts');
       const service = await startService(config);
       const out = [`Tableside listening on ${service.url} (${service.store.embedded ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`];
       if (service.sandbox) {

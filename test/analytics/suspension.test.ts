@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/admin/commands.ts';
+import { runCommand } from '../../src/operator/commands.ts';
 import type { ManualClock } from '../../src/lib/clock.ts';
 import { resumeConnection, suspendConnection } from '../../src/pos-mirror/connections.repository.ts';
 import { ORDER_SYNC_JOB } from '../../src/pos-mirror/sync.service.ts';

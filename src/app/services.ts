@@ -1,55 +1,45 @@
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { analyticsOrdersRoutes } from '../analytics/orders.routes.ts';
 import { createAnalyticsOrdersService } from '../analytics/orders.service.ts';
-import { analyticsVenuesRoutes } from '../analytics/venues.routes.ts';
 import { createAnalyticsVenuesService } from '../analytics/venues.service.ts';
-import type { AuthService } from '../auth/auth.service.ts';
+import { createAuthService } from '../auth/auth.service.ts';
 import type { Config } from '../config.ts';
-import { areasRoutes } from '../content/areas.routes.ts';
 import { createAreasService } from '../content/areas.service.ts';
-import { brandsRoutes } from '../content/brands.routes.ts';
 import { createBrandsService } from '../content/brands.service.ts';
-import { channelsRoutes } from '../content/channels.routes.ts';
 import { createChannelsService } from '../content/channels.service.ts';
-import { companiesRoutes } from '../content/companies.routes.ts';
 import { createCompaniesService } from '../content/companies.service.ts';
-import { venuesRoutes } from '../content/venues.routes.ts';
 import { createVenuesService } from '../content/venues.service.ts';
 import type { Db } from '../db/db.ts';
 import type { JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
-import { onboardingRoutes } from '../onboarding/onboarding.routes.ts';
 import { createOnboardingService } from '../onboarding/onboarding.service.ts';
-import { billRoutes } from '../pat/bill.routes.ts';
 import { createBillService } from '../pat/bill.service.ts';
-import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { createPaymentsService } from '../pat/payments.service.ts';
 import { createVenueContexts } from '../pat/venue-context.ts';
-import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import { createPatVenuesService } from '../pat/venues.service.ts';
-import { PosClients } from '../pos/pos-client.ts';
+import type { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
 
-// Wires each API family: builds its services from narrow dependencies and registers its routes.
+// Builds every service from narrow dependencies, and collects the durable job kinds they run.
+// No HTTP here: app.ts mounts the routes over these services, and the CLI runs the operator's
+// commands over the same ones (operator.ts). A new feature adds its services here, its routes in
+// routes.ts and its job kinds to `jobs`.
 
-export interface FeatureDeps {
+export interface ServiceDeps {
   config: Config;
   db: Db;
   clock: Clock;
   log: Logger;
-  auth: AuthService;
   posTypes: PosTypeRegistry;
+  posClients: PosClients;
 }
 
-export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps) {
-  const { config, db, clock, log, auth, posTypes } = deps;
-  const posClients = new PosClients({ timeoutMs: config.posTimeoutMs });
-  app.addHook('onClose', async () => posClients.close());
+export function buildServices(deps: ServiceDeps) {
+  const { config, db, clock, log, posTypes, posClients } = deps;
+  const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
 
   // Content API (/v1/rms)
   const channels = createChannelsService({ db, clock });
@@ -58,11 +48,6 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps) 
   const brands = createBrandsService(content);
   const venues = createVenuesService(content);
   const areas = createAreasService({ db, clock });
-  await app.register(channelsRoutes, { channels });
-  await app.register(companiesRoutes, { companies });
-  await app.register(brandsRoutes, { brands });
-  await app.register(venuesRoutes, { venues });
-  await app.register(areasRoutes, { areas });
 
   // The POS mirror: connections, tables, orders and their sync
   const connections = createConnectionsService({ db, clock, log, posTypes, posClients });
@@ -86,22 +71,26 @@ export async function registerFeatures(app: FastifyInstance, deps: FeatureDeps) 
     posTimeoutMs: config.posTimeoutMs,
   });
   const onboarding = createOnboardingService({ db, clock, log, posTypes, connections });
-  await app.register(patVenuesRoutes, { venues: patVenues, contexts, posTypes });
-  await app.register(billRoutes, { bill });
-  await app.register(paymentsRoutes, { payments });
-  await app.register(onboardingRoutes, { onboarding });
 
   // Analytics (/v1/pos)
   const analyticsVenues = createAnalyticsVenuesService({ db });
   const analyticsOrders = createAnalyticsOrdersService({ db });
-  await app.register(analyticsVenuesRoutes, { venues: analyticsVenues });
-  await app.register(analyticsOrdersRoutes, { orders: analyticsOrders });
 
+  /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
   };
-  return { services: { channels, companies, brands, venues, areas, patVenues, connections, orders, orderSync, tables, bill, payments, onboarding, contexts, posClients, analyticsVenues, analyticsOrders }, jobs };
+
+  return {
+    services: {
+      auth, channels, companies, brands, venues, areas,
+      connections, orders, orderSync, tables,
+      contexts, patVenues, bill, payments, onboarding,
+      analyticsVenues, analyticsOrders,
+    },
+    jobs,
+  };
 }
 
-export type FeatureServices = Awaited<ReturnType<typeof registerFeatures>>['services'];
+export type Services = ReturnType<typeof buildServices>['services'];
