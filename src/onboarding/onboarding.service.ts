@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.ts';
+import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isUuid } from '../lib/ids.ts';
 import { hashSecret } from '../lib/secrets.ts';
 import { PosError } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
-import { insertEvent } from '../pat/payments.repository.ts';
 import { LocationConnectedError, type ConnectResult, type ConnectionsService } from '../pos-mirror/connections.service.ts';
 import * as repo from './onboarding.repository.ts';
 import type { PageState } from './onboarding.page.ts';
@@ -79,7 +79,11 @@ export function createOnboardingService({ db, clock, log, posTypes, connections 
       try {
         outcome = await connections.connect({ venueId: request.venue_id, posType, posVenueId }, async (tx, now) => {
           if (!(await repo.activate(tx, request.id, now))) return false;
-          await insertEvent(tx, null, 'venue.onboarded', { venueId: request.venue_id, posType: posType.code, posVenueId }, now);
+          await emit(tx, { venueId: request.venue_id }, {
+            type: 'venue.onboarded',
+            entityId: request.venue_id,
+            data: { venueId: request.venue_id, posType: posType.code, posVenueId },
+          }, now);
         });
       } catch (err) {
         if (err instanceof LocationConnectedError) {

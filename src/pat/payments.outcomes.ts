@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Executor } from '../db/db.ts';
+import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { PosError, type PosAdapter, type PosPaymentAnswer } from '../pos/pos-client.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
@@ -67,20 +68,24 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
 
   /**
    * A POS answer for a payment that already timed out is not applied (PAY-31); it is recorded, logged
-   * and written as an event, so the partner and the venue can reconcile (DES-104).
+   * and emitted to the outbox, so the partner and the venue can reconcile (DES-104).
    */
   async function noteLateAnswer(tx: Executor, paymentId: string, answer: PosPaymentAnswer, now: Date): Promise<void> {
     const p = await repo.findById(tx, paymentId);
     if (!p || p.status !== 'failed' || p.failure_code !== 'pos_confirmation_timeout') return;
     if (!(await repo.recordLateStatus(tx, p.id, answer.status, now))) return;
     log.warn({ paymentId: p.id, venueId: p.venue_id, posStatus: answer.status }, 'POS answered a payment after its confirmation timeout; not applied, needs reconciliation');
-    await repo.insertEvent(tx, p.partner_id, answer.status === 'confirmed' ? 'payment.late_confirmation' : 'payment.late_answer', {
-      paymentId: p.id,
-      externalReference: p.external_reference,
-      orderId: p.order_id,
-      venueId: p.venue_id,
-      posStatus: answer.status,
-      failureCode: p.failure_code,
+    await emit(tx, { partnerId: p.partner_id, venueId: p.venue_id }, {
+      type: answer.status === 'confirmed' ? 'payment.late_confirmation' : 'payment.late_answer',
+      entityId: p.id,
+      data: {
+        paymentId: p.id,
+        externalReference: p.external_reference,
+        orderId: p.order_id,
+        venueId: p.venue_id,
+        posStatus: answer.status,
+        failureCode: p.failure_code,
+      },
     }, now);
   }
 

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import { uuidv7 } from '../lib/ids.ts';
 import type { Move, PaymentStatus } from './payments.fns.ts';
 
-// SQL for payments and the events written with them. A payment's status changes only through
+// SQL for payments. A payment's status changes only through
 // moveStatus, with a Move from the transition table of payments.fns.ts.
 
 export interface PaymentRow {
@@ -106,7 +105,3 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
   return Number(r.numAffectedRows) > 0;
 }
 
-export async function insertEvent(ex: Executor, partnerId: string | null, type: string, payload: unknown, now: Date): Promise<void> {
-  await sql`INSERT INTO events (id, partner_id, type, payload, created_at)
-            VALUES (${uuidv7()}, ${partnerId}, ${type}, ${JSON.stringify(payload)}::jsonb, ${now})`.execute(ex);
-}

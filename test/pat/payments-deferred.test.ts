@@ -181,9 +181,12 @@ describeEachStore('deferred payments', (store) => {
       await w.app.service.runner.runDue();
       const after = await w.paymentStatus(v, orderId, externalReference);
       expect(after.body).toMatchObject({ status: 'failed', failureCode: 'pos_confirmation_timeout', orderStatus: 'open' });
-      const { rows } = await sql<{ type: string; payload: { externalReference: string } }>`
-        SELECT type, payload FROM events WHERE type = 'payment.late_confirmation'`.execute(w.app.db.kysely);
-      expect(rows.map((r) => r.payload.externalReference)).toContain(externalReference);
+      const { rows } = await sql<{ type: string; data: { externalReference: string; paymentId: string }; partner_id: string; venue_id: string; entity_id: string }>`
+        SELECT type, data, partner_id, venue_id, entity_id FROM outbox WHERE type = 'payment.late_confirmation'`.execute(w.app.db.kysely);
+      expect(rows.map((r) => r.data.externalReference)).toContain(externalReference);
+      // Emitted through the outbox to the partner, scoped to the venue, about the payment.
+      const late = rows.find((r) => r.data.externalReference === externalReference)!;
+      expect(late).toMatchObject({ partner_id: w.partner.partnerId, venue_id: v.venueId, entity_id: late.data.paymentId });
     });
 
     it('[DES-102] PAYMENT_CONFIRMATION_TIMEOUT_S sets the deadline', async () => {
