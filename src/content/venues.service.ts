@@ -12,7 +12,8 @@ import { bookableAreasOf, checkCoordinates, checkCovers, feeAmount, TotalsCache 
 import * as repo from './venues.repository.ts';
 import type { CreateVenueBody, ListVenuesQuery, UpdateVenueBody, Venue } from './venues.schemas.ts';
 
-// Content venues (spec 2.4, 4.5; create, get and update per DESIGN 9). externalId is the partner's
+// Content venues (spec 2.4, 4.5; create, get and update, which the spec does not show, as
+// docs/decisions.md decides). externalId is the partner's
 // own id, unique among its venues, so a nightly sync can upsert by it (PUT /venues/external/{id}).
 // A venue always has a company: the one named, the one of the brand named, or one generated from
 // the venue's details (spec 2.2).

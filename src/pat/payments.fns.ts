@@ -194,7 +194,10 @@ export const payloadOf = (p: PaymentRow): PaymentPayload => ({
 
 // ---- shapes ----
 
-/** What is sent to the POS (DESIGN 6.2): the service's payment id, so a retried forward is recognised. */
+/**
+ * The body of a forward to the POS (the payment extension of the POS contract,
+ * docs/pos-partner-contract.md). It carries the service's payment id, so a retried forward is recognised.
+ */
 export const forwardBody = (p: PaymentRow, venueCurrency: string): ForwardPaymentInput => ({
   paymentId: p.id,
   type: p.type,

@@ -11,7 +11,7 @@ import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
 import type { OrderSyncService } from '../pos-mirror/sync.service.ts';
 
-// Sandbox mode (DESIGN 4). On first start: a partner with every kind of access, and two venues
+// Sandbox mode (`npm start`, `tableside serve --sandbox`). On first start: a partner with every kind of access, and two venues
 // connected to the in-process POS simulator (one confirming payments immediately, one deferred),
 // with tables and open orders; credentials are printed and written to sandbox.json so a newcomer
 // can read a bill and pay it at once. Later starts reuse all of it (nothing is seeded twice); an

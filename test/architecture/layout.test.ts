@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkLayout, featuresOf, importsOf, repositoryGraph, ROOT, type Edge } from './layout.ts';
@@ -62,6 +62,7 @@ describe('the dependency rule (DESIGN 2)', () => {
     ['a feature importing the composition root', edge('src/pat/payments.service.ts', 'src/app/services.ts'), 'composition-is-a-sink'],
     ['the POS simulator importing src/', edge('pos-simulator/src/server.ts', 'src/lib/money.ts'), 'simulators-standalone'],
     ['the RMS simulator importing src/', edge('rms-simulator/src/server.ts', 'src/db/db.ts'), 'simulators-standalone'],
+    ['the conformance kit importing the POS client', edge('src/pos/check/run.ts', 'src/pos/pos-client.ts'), 'pos-check-standalone'],
   ] as const)('catches %s', (_what, bad, rule) => {
     const violations = checkLayout([bad], FILES);
     expect(violations.map((v) => v.rule)).toContain(rule);
@@ -103,5 +104,18 @@ describe('file size', () => {
       .map((f) => ({ file: f, lines: readFileSync(join(ROOT, f), 'utf8').split('\n').length }))
       .filter((f) => f.lines > 400);
     expect(long).toEqual([]);
+  });
+});
+
+describe('documentation', () => {
+  it('every folder of src/ (and src/, test/, src/pos/check/) has a README saying what lives there and what it may import', () => {
+    const src = join(ROOT, 'src');
+    const folders = readdirSync(src).filter((d) => statSync(join(src, d)).isDirectory());
+    const dirs = ['src', 'test', 'src/pos/check', ...folders.map((d) => `src/${d}`)];
+    const missing = dirs.filter((d) => !existsSync(join(ROOT, d, 'README.md')));
+    expect(missing).toEqual([]);
+    for (const d of dirs.filter((x) => x.startsWith('src/') && x !== 'src/pos/check')) {
+      expect(readFileSync(join(ROOT, d, 'README.md'), 'utf8'), d).toMatch(/may import/i);
+    }
   });
 });

@@ -15,7 +15,8 @@ import ts from 'typescript';
 // and besides:
 //   - no module imports another module's *.repository.ts (they call each other's services);
 //   - content/ imports nothing of pat/, pos-mirror/ or analytics/;
-//   - the simulators (pos-simulator/, rms-simulator/) never import src/.
+//   - the simulators (pos-simulator/, rms-simulator/) never import src/;
+//   - the conformance kit (src/pos/check/) imports nothing outside its folder (a vendor reads it alone).
 
 export interface Edge {
   /** Repository-relative path of the importing file, e.g. `src/pat/payments.service.ts`. */
@@ -70,6 +71,9 @@ export function checkLayout(edges: readonly Edge[], files: readonly string[]): V
     if (SIMULATORS.includes(from)) {
       if (edge.to.startsWith('src/')) flag('simulators-standalone', `${from}/ is its own app and never imports src/`);
       continue;
+    }
+    if (edge.from.startsWith('src/pos/check/') && !edge.to.startsWith('src/pos/check/')) {
+      flag('pos-check-standalone', 'the conformance kit imports nothing outside src/pos/check/');
     }
     if (to === null || to === from || SIMULATORS.includes(to)) continue;
 
