@@ -22,7 +22,7 @@ import { openPostgres } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { generateSelfSigned } from '../src/lib/tls.ts';
 import { createLogger } from '../src/server/logger.ts';
-import { startService } from '../src/service.ts';
+import { startService } from '../src/app/service.ts';
 
 const url = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const VENUES = Number(process.env.BENCH_VENUES ?? 100_000);

@@ -131,7 +131,7 @@ export const CONFIG_DOC: Array<[variable: string, meaning: string]> = [
   ['TLS_CERT / TLS_KEY', 'PEM certificate and key files; unset: a self-signed certificate for localhost is generated once'],
   ['TRUST_PROXY', '1 behind a TLS-terminating proxy: X-Forwarded-Proto must be https, X-Forwarded-For gives the client address'],
   ['PUBLIC_BASE_URL', 'https base URL used in onboarding links (default https://localhost:PORT)'],
-  ['POS_TYPES', 'path of the JSON file listing POS types (DESIGN 6.1)'],
+  ['POS_TYPES', 'path of the JSON file listing POS types (docs/pos-partner-contract.md)'],
   ['PAYMENT_CONFIRMATION_TIMEOUT_S', 'seconds a payment may stay pending before it fails with pos_confirmation_timeout (default 120)'],
   ['PAYMENT_INLINE_WAIT_MS', 'how long a deferred payment POST waits for the POS before answering 202 (default 3000)'],
   ['POS_TABLES_TTL_S', 'age after which GET tables refreshes from the POS (default 30)'],

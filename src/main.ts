@@ -1,12 +1,12 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, CONFIG_DOC, loadConfig } from './config.ts';
-import type { CommandName } from './admin/commands.ts';
+import type { CommandName } from './operator/commands.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { AppError } from './lib/errors.ts';
 
-// The `tableside` command (DESIGN 4's CLI contract). Every printing command takes --json and then
-// prints exactly one JSON object on stdout and nothing else there; errors go to stderr with a
-// non-zero exit code. Heavy modules (the server, the store) are imported only by the commands that
+// The `tableside` command, a stable contract that scripts drive: every printing command takes
+// --json and then prints exactly one JSON object on stdout and nothing else there; errors go to
+// stderr with a non-zero exit code. Heavy modules (the server, the store) are imported only by the commands that
 // need them, so a command handed to a running server starts quickly.
 
 function print(json: boolean, value: Record<string, unknown>, human: string): void {
@@ -14,7 +14,7 @@ function print(json: boolean, value: Record<string, unknown>, human: string): vo
 }
 
 async function operator(name: CommandName, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const { runOperatorCommand } = await import('./cli/run-command.ts');
+  const { runOperatorCommand } = await import('./app/operator.ts');
   return (await runOperatorCommand(loadConfig(), name, args)) as Record<string, unknown>;
 }
 
@@ -37,7 +37,7 @@ export function buildProgram(): Command {
     .option('--sandbox', 'sandbox mode (same as SANDBOX=1)')
     .action(async (opts: { sandbox?: boolean }) => {
       const config = loadConfig(process.env, opts.sandbox ? { sandbox: true } : {});
-      const { startService } = await import('./service.ts');
+      const { startService } = await import('./app/service.ts');
       const service = await startService(config);
       const out = [`Tableside listening on ${service.url} (${service.store.embedded ? `embedded store in ${config.dataDir}` : 'PostgreSQL'})`];
       if (service.sandbox) {
@@ -183,7 +183,7 @@ function registerPosCommands(program: Command): void {
     .requiredOption('--base-url <url>', 'the POS base URL')
     .requiredOption('--api-key <key>', 'the API key it expects')
     .requiredOption('--venue <id>', 'a POS venue (location) id to test against')
-    .option('--payments', 'also check the payment extension (DESIGN 6.2)')
+    .option('--payments', 'also check the payment extension (docs/pos-partner-contract.md)')
     .option('--sku <sku>', 'a SKU configured for the venue (checks item support)')
     .option('--ca <file>', 'PEM certificate to trust for this POS (a private CA or a self-signed test server)')
     .option('--insecure', 'do not verify the TLS certificate (self-signed test servers)')

@@ -1,24 +1,13 @@
 // Fastify assembly of the simulator: HTTPS listener, JSON errors, contract and control routes.
 
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { controlRoutes } from './control.routes.ts';
-import { contractRoutes } from './contract.routes.ts';
+import { contractRoutes, type ContractDeps } from './contract.routes.ts';
 import { SimError } from './errors.ts';
-import type { OrdersService } from './orders.service.ts';
-import type { PaymentsService } from './payments.service.ts';
-import type { RequestLog } from './request-log.ts';
-import type { SimStore } from './store.ts';
 import type { TlsPair } from './tls.ts';
-import type { VenuesService } from './venues.service.ts';
 
-export interface ServerDeps {
-  store: SimStore;
-  log: RequestLog;
-  venues: VenuesService;
-  orders: OrdersService;
-  payments: PaymentsService;
-  parked: Set<FastifyRequest>;
-}
+/** What the routes run on: the contract's dependencies are all of them. */
+export type ServerDeps = ContractDeps;
 
 export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): FastifyInstance {
   const app = Fastify({

@@ -11,18 +11,11 @@ import type { MenuEntry, TableState, VenueBehaviour, VenueState } from './types.
 
 export interface MenuInput { sku: string; name: string; price: number }
 
-/** A venue as the control API shows it (prices as JSON numbers). */
-export interface VenueView {
-  id: string;
-  name: string;
-  timezone: string;
-  currency: string;
-  itemsSupported: boolean;
-  behaviour: VenueBehaviour;
+/** A venue as the control API shows it (prices as JSON numbers, no internal counters). */
+export type VenueView = Pick<VenueState, 'id' | 'name' | 'timezone' | 'currency' | 'itemsSupported' | 'behaviour' | 'tables'> & {
   accessRevoked: boolean;
-  tables: TableState[];
   menu: MenuInput[];
-}
+};
 
 export function venueView(v: VenueState): VenueView {
   return {

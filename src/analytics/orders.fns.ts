@@ -2,7 +2,7 @@ import type { FieldProblems } from '../lib/errors.ts';
 import { instantOf, parseIsoDateOrDateTime } from '../lib/iso/datetimes.ts';
 import { isTimeZone } from '../lib/iso/timezones.ts';
 import { toWire } from '../lib/money.ts';
-import type { StoredItem } from '../pat/orders.fns.ts';
+import type { StoredItem } from '../pos-mirror/orders.fns.ts';
 import type { ClosedOrder, ClosedOrderCheck, ClosedOrderItem } from './orders.schemas.ts';
 import type { ClosedCheckRow, ClosedOrderRow } from './orders.repository.ts';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import type { CheckRow } from '../pat/orders.repository.ts';
+import type { CheckRow, OrderRow } from '../pos-mirror/orders.fns.ts';
 
 // SQL of the closed-order history (spec 4.8): read-only, from the orders the POS sync and
 // pay-at-table store (DESIGN 6.3), so it answers while a POS is down (DES-085). The page query is
@@ -13,21 +13,13 @@ export interface AnalyticsVenueRef {
   in_scope: boolean;
 }
 
-export interface ClosedOrderRow {
-  id: string;
-  pos_order_id: string;
-  pos_tables: string[];
-  party_size: number | null;
-  reservation_date: Date | null;
-  currency: string;
-  prepayment_minor: number;
-  open_at: Date;
-  closed_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
+/** The columns of a stored order the history reads; a closed order always has its close time. */
+export type ClosedOrderRow = Pick<
+  OrderRow,
+  'id' | 'pos_order_id' | 'pos_tables' | 'party_size' | 'reservation_date' | 'currency' | 'prepayment_minor' | 'open_at' | 'created_at' | 'updated_at'
+> & { closed_at: Date };
 
-/** A check of a stored order: the same row the pay-at-table side keeps. */
+/** A check of a stored order: the same row the POS mirror keeps. */
 export type ClosedCheckRow = CheckRow;
 
 /** The venue and whether it is in the partner's scope, in one round trip; null when there is no such venue. */

@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
+import type { AccessKind } from '../server/auth.ts';
 
 // SQL for partners, their credentials and their venue scope. Secrets appear here only as hashes.
-
-export type AccessKind = 'rms' | 'pat' | 'analytics';
-export const ACCESS_KINDS: readonly AccessKind[] = ['rms', 'pat', 'analytics'];
 
 export interface PartnerRow {
   id: string;

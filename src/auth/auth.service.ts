@@ -3,21 +3,10 @@ import type { Clock } from '../lib/clock.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
 import { isUuid, uuidv7 } from '../lib/ids.ts';
 import { hashSecret, looksLike, newSecret, secretMatches } from '../lib/secrets.ts';
+import { ACCESS_KINDS, type AccessKind, type AuthOutcome } from '../server/auth.ts';
 import * as repo from './auth.repository.ts';
-import { ACCESS_KINDS, type AccessKind } from './auth.repository.ts';
 
-export type { AccessKind } from './auth.repository.ts';
-
-/** Who made a request, once authenticated. */
-export interface Principal {
-  partnerId: string;
-  partnerName: string;
-  access: AccessKind[];
-  active: boolean;
-}
-
-export type AuthFailure = 'malformed' | 'unknown' | 'revoked' | 'expired';
-export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; failure: AuthFailure };
+export type { AccessKind, AuthOutcome, Principal } from '../server/auth.ts';
 
 export interface CreatedPartner {
   partnerId: string;
@@ -141,15 +130,13 @@ export function createAuthService({ db, clock, accessTokenTtlS }: AuthServiceDep
       if (!isUuid(venueId) || !(await repo.venueExists(ex, venueId))) throw notFound(`No venue ${venueId}.`);
       await repo.grantVenue(ex, partnerId, venueId, clock.now());
     },
+
+    /** Puts a venue the caller has just created in its creator's scope, in the caller's transaction. */
+    async scopeNewVenue(tx: Executor, partnerId: string, venueId: string, now: Date): Promise<void> {
+      await repo.grantVenue(tx, partnerId, venueId, now);
+    },
   };
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
-
-export const FAILURE_MESSAGE: Record<AuthFailure, string> = {
-  malformed: 'The credential is malformed.',
-  unknown: 'The credential is not recognised.',
-  revoked: 'The credential has been revoked.',
-  expired: 'The access token has expired.',
-};
 

@@ -1,10 +1,11 @@
 import type { Db, Executor } from '../db/db.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { conflict, notFound, ProblemList } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import * as repo from './areas.repository.ts';
 import type { Area, CreateAreaBody, ListAreasQuery, UpdateAreaBody } from './areas.schemas.ts';
-import { couldBeId, isUniqueViolation, pageOf, pick } from './content.fns.ts';
+import { couldBeId, pageOf, pick } from './content.fns.ts';
 import { checkTranslations, localize, mergeTranslations, TRANSLATABLE } from './translations.fns.ts';
 import { ownedVenueIds } from './venues.repository.ts';
 

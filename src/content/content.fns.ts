@@ -16,12 +16,6 @@ export function pageOf(query: { offset?: number; limit?: number }): Page {
   return { offset: query.offset ?? 0, limit: query.limit ?? 10 };
 }
 
-/** PostgreSQL's unique_violation, optionally of one constraint or index. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint?: string } | null;
-  return !!e && e.code === '23505' && (constraint === undefined || e.constraint === constraint);
-}
-
 /** `undefined` (field absent: keep) vs a value (field given: change), for partial updates. */
 export function pick<T>(given: T | undefined, current: T): T {
   return given === undefined ? current : given;

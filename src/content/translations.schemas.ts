@@ -3,7 +3,7 @@ import { Nullable } from '../server/schemas.ts';
 import { LongText } from './content.schemas.ts';
 
 // The translations array of a content write (spec 2.5): [{locale, data: [{field, content}]}].
-// Which fields each entity translates is DESIGN 9's decision (TRANSLATABLE in translations.fns.ts);
+// Which fields each entity translates is our decision (docs/decisions.md; TRANSLATABLE in translations.fns.ts);
 // the schema names them, so an unknown field is a 400 naming its element.
 
 export function TranslationsInput(entity: string, fields: readonly string[]) {

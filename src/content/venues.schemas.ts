@@ -4,7 +4,7 @@ import { ContentPage, Count, HttpUrl, LongText, OptionalNullable, Ref, Seconds, 
 import { TRANSLATABLE } from './translations.fns.ts';
 import { TranslationsInput } from './translations.schemas.ts';
 
-// Venue of the content API (spec 2.4, 4.5; create/get/update per DESIGN 9). The response is also
+// Venue of the content API (spec 2.4, 4.5; create/get/update as docs/decisions.md decides). The response is also
 // the allow-list of what leaves the server (STYLE 3).
 
 /** Deposit and no-show fee types: an amount per booking, or per cover (guest). See docs/content-api.md. */

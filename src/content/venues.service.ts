@@ -1,17 +1,19 @@
 import type { Db, Executor } from '../db/db.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { conflict, notFound, ProblemList, validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { toWire } from '../lib/money.ts';
 import { findBrand } from './brands.repository.ts';
 import { findCompany, insertCompany, type CompanyRow } from './companies.repository.ts';
-import { couldBeId, installLink, isUniqueViolation, pageOf, pick } from './content.fns.ts';
+import { couldBeId, installLink, pageOf, pick } from './content.fns.ts';
 import { checkTranslations, localize, mergeTranslations, TRANSLATABLE } from './translations.fns.ts';
 import { bookableAreasOf, checkCoordinates, checkCovers, feeAmount, TotalsCache } from './venues.fns.ts';
 import * as repo from './venues.repository.ts';
 import type { CreateVenueBody, ListVenuesQuery, UpdateVenueBody, Venue } from './venues.schemas.ts';
 
-// Content venues (spec 2.4, 4.5; create, get and update per DESIGN 9). externalId is the partner's
+// Content venues (spec 2.4, 4.5; create, get and update, which the spec does not show, as
+// docs/decisions.md decides). externalId is the partner's
 // own id, unique among its venues, so a nightly sync can upsert by it (PUT /venues/external/{id}).
 // A venue always has a company: the one named, the one of the brand named, or one generated from
 // the venue's details (spec 2.2).

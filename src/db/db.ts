@@ -16,9 +16,8 @@ pg.types.setTypeParser(20, (text: string) => {
   return value;
 });
 
-// The service's SQL is written by hand in repositories (STYLE 5); Kysely supplies parameter
-// binding, transactions and the migrator, so the database type is left open.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// The service's SQL is written by hand in repositories; Kysely supplies parameter binding,
+// transactions and the migrator, so the database type is left open.
 export type DB = any;
 export type Executor = Kysely<DB> | Transaction<DB>;
 

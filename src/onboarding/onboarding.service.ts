@@ -1,22 +1,21 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.ts';
+import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isUuid } from '../lib/ids.ts';
 import { hashSecret } from '../lib/secrets.ts';
-import { PosError, type PosClients } from '../pos/pos-client.ts';
+import { PosError } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
-import * as connections from '../pat/connections.repository.ts';
-import type { OrdersService } from '../pat/orders.service.ts';
-import { insertEvent } from '../pat/payments.repository.ts';
-import { importTables } from '../pat/tables.repository.ts';
+import { LocationConnectedError, type ConnectResult, type ConnectionsService } from '../pos-mirror/connections.service.ts';
 import * as repo from './onboarding.repository.ts';
 import type { PageState } from './onboarding.page.ts';
 
-// Onboarding a standalone venue (spec 3.5, 4.7; DESIGN 6.5). The restaurant opens its link, enters
-// its POS location id, and the service proves the location exists (the POS's tables call with the
-// service's credentials), refuses a location already connected to another venue, imports the
-// tables and activates the connection. Any failure leaves the request open for another try.
+// Onboarding a standalone venue (spec 3.5, 4.7). The restaurant opens its link, enters its POS
+// location id, and the POS mirror connects the venue (it proves the location with the POS's tables
+// call, refuses a location already connected to another venue, imports the tables and starts the
+// order sync) in the transaction that completes the request. Any failure leaves the request open
+// for another try.
 
 export const LOCATION_ALREADY_CONNECTED = 'This POS location is already connected to another venue (location already connected).';
 
@@ -25,8 +24,7 @@ export interface OnboardingDeps {
   clock: Clock;
   log: Logger;
   posTypes: PosTypeRegistry;
-  posClients: PosClients;
-  orders: OrdersService;
+  connections: Pick<ConnectionsService, 'connect'>;
 }
 
 function posProblem(err: PosError): string {
@@ -36,7 +34,7 @@ function posProblem(err: PosError): string {
   return 'Your POS gave an answer we could not use. Try again, or contact support if it keeps happening.';
 }
 
-export function createOnboardingService({ db, clock, log, posTypes, posClients, orders }: OnboardingDeps) {
+export function createOnboardingService({ db, clock, log, posTypes, connections }: OnboardingDeps) {
   async function authorised(requestId: string, secret: string | undefined): Promise<repo.OnboardingRow | null> {
     if (!isUuid(requestId) || !secret) return null;
     const request = await repo.findRequest(db.kysely, requestId);
@@ -77,41 +75,30 @@ export function createOnboardingService({ db, clock, log, posTypes, posClients, 
 
       const posType = posTypes.get(request.pos_type);
       if (!posType) return form(503, 'This point of sale is not available right now. Contact support.', posVenueId);
-      const now = clock.now();
-      const taken = await connections.findConnectionByLocation(db.kysely, posType.code, posVenueId);
-      if (taken && taken.venue_id !== request.venue_id) {
-        await repo.recordError(db.kysely, request.id, 'location already connected', now);
-        return form(409, LOCATION_ALREADY_CONNECTED, posVenueId);
-      }
-
-      let tables;
+      let outcome: ConnectResult;
       try {
-        tables = await posClients.for(posType).listTables(posVenueId);
+        outcome = await connections.connect({ venueId: request.venue_id, posType, posVenueId }, async (tx, now) => {
+          if (!(await repo.activate(tx, request.id, now))) return false;
+          await emit(tx, { venueId: request.venue_id }, {
+            type: 'venue.onboarded',
+            entityId: request.venue_id,
+            data: { venueId: request.venue_id, posType: posType.code, posVenueId },
+          }, now);
+        });
       } catch (err) {
+        if (err instanceof LocationConnectedError) {
+          await repo.recordError(db.kysely, request.id, 'location already connected', clock.now());
+          return form(409, LOCATION_ALREADY_CONNECTED, posVenueId);
+        }
         if (!(err instanceof PosError)) throw err;
         log.warn({ requestId, err: err.message }, 'onboarding: the POS tables call failed');
-        await repo.recordError(db.kysely, request.id, err.message.slice(0, 500), now);
+        await repo.recordError(db.kysely, request.id, err.message.slice(0, 500), clock.now());
         return form(502, posProblem(err), posVenueId);
       }
-
-      try {
-        const activated = await db.kysely.transaction().execute(async (tx) => {
-          if (!(await repo.activate(tx, request.id, now))) return false;
-          await connections.insertConnection(tx, { venue_id: request.venue_id, pos_type: posType.code, pos_venue_id: posVenueId }, now);
-          await importTables(tx, request.venue_id, tables, now);
-          await connections.setTablesSyncedAt(tx, request.venue_id, now);
-          await orders.scheduleSync(tx, request.venue_id);
-          await insertEvent(tx, null, 'venue.onboarded', { venueId: request.venue_id, posType: posType.code, posVenueId }, now);
-          return true;
-        });
-        if (!activated) return { status: 200, page: { kind: 'connected' as const, venueName, posName: posType.name, tableCount: null } };
-      } catch (err) {
-        // Two venues claiming one location at the same moment: the unique constraint decides.
-        if ((err as { code?: string }).code === '23505') return form(409, LOCATION_ALREADY_CONNECTED, posVenueId);
-        throw err;
-      }
+      // Another submission completed the request first.
+      if (!outcome.connected) return { status: 200, page: { kind: 'connected' as const, venueName, posName: posType.name, tableCount: null } };
       log.info({ requestId, venueId: request.venue_id, posType: posType.code }, 'venue onboarded');
-      return { status: 200, page: { kind: 'connected' as const, venueName, posName: posType.name, tableCount: tables.length } };
+      return { status: 200, page: { kind: 'connected' as const, venueName, posName: posType.name, tableCount: outcome.tables } };
     },
   };
 }

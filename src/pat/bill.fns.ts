@@ -1,5 +1,5 @@
 import { mulQuantity, sumMinor, type Minor } from '../lib/money.ts';
-import type { StoredCheck, StoredItem } from './orders.fns.ts';
+import type { StoredCheck, StoredItem } from '../pos-mirror/orders.fns.ts';
 
 // The bill's arithmetic (spec 2.10), on integer minor units, pure and property-tested.
 //   check:  subtotal = Σ price × quantity; total = subtotal + tax + tip − discount

@@ -2,10 +2,10 @@ import type { Db } from '../db/db.ts';
 import { notFound } from '../lib/errors.ts';
 import { toWire } from '../lib/money.ts';
 import { checkTotals, itemOf, orderTotals } from './bill.fns.ts';
-import type { OrdersService } from './orders.service.ts';
-import { checkOfRow, listChecks, type OrderRow } from './orders.repository.ts';
+import type { OrderRow } from '../pos-mirror/orders.fns.ts';
+import type { OrdersService } from '../pos-mirror/orders.service.ts';
+import type { TablesService } from '../pos-mirror/tables.service.ts';
 import { listOrderPayments } from './payments.repository.ts';
-import type { TablesService } from './tables.service.ts';
 import type { VenueContexts } from './venue-context.ts';
 
 // GET …/table/{tableId}/bill (spec 2.10, 4.7). With billRetrieval the open order is read live from
@@ -17,14 +17,13 @@ export const NO_OPEN_ORDER = 'No open order for this table: nothing to pay right
 export interface BillServiceDeps {
   db: Pick<Db, 'kysely'>;
   contexts: VenueContexts;
-  tables: TablesService;
-  orders: OrdersService;
+  tables: Pick<TablesService, 'get'>;
+  orders: Pick<OrdersService, 'liveOpenOrderForTable' | 'storedOpenOrderForTable' | 'openChecks'>;
 }
 
 export function createBillService({ db, contexts, tables, orders }: BillServiceDeps) {
   async function render(order: OrderRow, venueId: string, table: { id: string; name: string }) {
-    const [checks, payments] = await Promise.all([listChecks(db.kysely, [order.id]), listOrderPayments(db.kysely, order.id)]);
-    const open = checks.filter((c) => c.status === 'open').map(checkOfRow);
+    const [open, payments] = await Promise.all([orders.openChecks(order.id), listOrderPayments(db.kysely, order.id)]);
     const money = (minor: number) => toWire(minor, order.currency);
     const totals = orderTotals(open, order.prepayment_minor, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
     return {

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import { uuidv7 } from '../lib/ids.ts';
+import type { Move, PaymentStatus } from './payments.fns.ts';
 
-// SQL for payments (DESIGN 7) and the events written with them.
-
-export type StoredPaymentStatus = 'in_flight' | 'forward_failed' | 'pending' | 'confirmed' | 'failed';
+// SQL for payments. A payment's status changes only through
+// moveStatus, with a Move from the transition table of payments.fns.ts.
 
 export interface PaymentRow {
   id: string;
@@ -17,7 +16,7 @@ export interface PaymentRow {
   tip_minor: number | null;
   currency: string | null;
   payment_method: string | null;
-  status: StoredPaymentStatus;
+  status: PaymentStatus;
   failure_code: string | null;
   forwarded: boolean;
   recorded_at: Date;
@@ -68,27 +67,30 @@ export async function insertPayment(ex: Executor, p: NewPayment, now: Date): Pro
   return rows[0];
 }
 
-/** Moves a payment from one status to another; returns the row, or null if it was not in `from`. */
+/**
+ * Applies a move of the transition table; returns the row, or null if the payment was not in one
+ * of the statuses the move leaves (someone else moved it first).
+ */
 export async function moveStatus(
   ex: Executor,
   id: string,
-  from: StoredPaymentStatus[],
-  to: StoredPaymentStatus,
+  move: Move,
   now: Date,
-  extra: { failureCode?: string | null; forwarded?: boolean; recordedAt?: Date; deadlineAt?: Date } = {},
+  extra: { recordedAt?: Date; deadlineAt?: Date } = {},
 ): Promise<PaymentRow | null> {
+  const { to } = move;
   const terminal = to === 'confirmed' || to === 'failed';
   const { rows } = await sql<PaymentRow>`
     UPDATE payments SET
       status = ${to},
-      failure_code = ${extra.failureCode ?? null},
+      failure_code = ${move.failureCode},
       confirmed_at = ${to === 'confirmed' ? now : null},
       terminal_at = ${terminal ? now : null},
-      forwarded = ${extra.forwarded ?? null}::boolean IS TRUE OR forwarded,
+      forwarded = ${move.forwarded}::boolean OR forwarded,
       recorded_at = coalesce(${extra.recordedAt ?? null}::timestamptz, recorded_at),
       deadline_at = coalesce(${extra.deadlineAt ?? null}::timestamptz, deadline_at),
       updated_at = ${now}
-    WHERE id = ${id} AND status = ANY(${from}::text[])
+    WHERE id = ${id} AND status = ANY(${move.from}::text[])
     RETURNING *`.execute(ex);
   return rows[0] ?? null;
 }
@@ -103,7 +105,3 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
   return Number(r.numAffectedRows) > 0;
 }
 
-export async function insertEvent(ex: Executor, partnerId: string | null, type: string, payload: unknown, now: Date): Promise<void> {
-  await sql`INSERT INTO events (id, partner_id, type, payload, created_at)
-            VALUES (${uuidv7()}, ${partnerId}, ${type}, ${JSON.stringify(payload)}::jsonb, ${now})`.execute(ex);
-}

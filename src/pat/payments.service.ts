@@ -1,27 +1,28 @@
 import type { Logger } from 'pino';
-import type { Db, Executor } from '../db/db.ts';
-import { cancelJob, scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import type { Db } from '../db/db.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import type { JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
-import { AppError, badGateway, conflict, notFound, ProblemList, unprocessable } from '../lib/errors.ts';
+import { AppError, badGateway, conflict, notFound, unprocessable } from '../lib/errors.ts';
 import { isUuid, uuidv7 } from '../lib/ids.ts';
-import { parseAmount, toWire } from '../lib/money.ts';
 import { PosError, type PosPaymentAnswer } from '../pos/pos-client.ts';
-import type { PosClients } from '../pos/pos-client.ts';
-import type { PosTypeRegistry } from '../pos/pos-types.ts';
-import { isSettled, orderTotals } from './bill.fns.ts';
-import * as connections from './connections.repository.ts';
-import * as ordersRepo from './orders.repository.ts';
-import type { OrdersService } from './orders.service.ts';
-import { isTerminal, normalizeFailureCode, payloadMismatch, type PaymentPayload } from './payments.fns.ts';
+import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
+import type { OrdersService } from '../pos-mirror/orders.service.ts';
+import {
+  forwardBody, isTerminal, moveOf, normalizeFailureCode, parsePayload, payloadMismatch, payloadOf, paymentView, recordedStatus,
+  submissionEvent, type PaymentPayload,
+} from './payments.fns.ts';
+import { createPaymentJobs, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
+import { createPaymentOutcomes } from './payments.outcomes.ts';
 import * as repo from './payments.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
 import { suspendedMessage, type VenueContext, type VenueContexts } from './venue-context.ts';
 
-// Pay-at-table payments (spec 2.11, 3.1, 3.2, 4.7, 7.3, 7.4; DESIGN 7).
+// Pay-at-table payments (spec 2.11, 3.1, 3.2, 4.7, 7.3, 7.4).
 //
 // A submission claims the order in one short transaction (order row locked, one in-flight or
 // pending payment per order, the reference unique per partner), talks to the POS with no
-// transaction open, and records the outcome in a second short transaction.
+// transaction open, and records the outcome in a second short transaction (payments.outcomes.ts).
 //   no forwarding   recorded confirmed at once
 //   immediate       forwarded synchronously: confirmed (200), or nothing recorded (502)
 //   deferred        recorded pending with a timeout job, dispatched, waited on a few seconds
@@ -29,27 +30,18 @@ import { suspendedMessage, type VenueContext, type VenueContexts } from './venue
 // Every pending payment fails with pos_confirmation_timeout at its deadline, from the timeout job
 // or, whichever comes first, from the next read that sees the deadline has passed.
 
-export const JOBS = {
-  dispatch: 'payment.dispatch',
-  timeout: 'payment.timeout',
-  recover: 'payment.recover',
-  lateCheck: 'payment.late-check',
-} as const;
-
 const ORDER_NOT_FOUND = 'Order not found in this venue.';
-const POLL_MS = 1000;
 const INLINE_STEP_MS = 200;
-/** Checks of the POS after a payment timed out, to catch a late confirmation for reconciliation. */
-const LATE_CHECKS_MS = [30_000, 120_000, 600_000];
+/** How long after an in-flight claim the recover job looks at it, beyond the POS timeout. */
+const RECOVER_AFTER_MS = 15_000;
 
 export interface PaymentsServiceDeps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
   log: Logger;
   contexts: VenueContexts;
-  orders: OrdersService;
-  posTypes: PosTypeRegistry;
-  posClients: PosClients;
+  orders: Pick<OrdersService, 'find' | 'lock' | 'openChecks' | 'closeByPat' | 'refresh'>;
+  connections: Pick<ConnectionsService, 'forVenue'>;
   confirmationTimeoutS: number;
   inlineWaitMs: number;
   posTimeoutMs: number;
@@ -63,238 +55,37 @@ export interface SubmitResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint?: string; message?: string };
-  if (e?.code !== '23505') return false;
-  return constraint === undefined || e.constraint === constraint || (e.message ?? '').includes(constraint);
-}
-
-const payloadOf = (p: repo.PaymentRow): PaymentPayload => ({
-  orderId: p.order_id,
-  type: p.type,
-  amountMinor: p.amount_minor,
-  tipMinor: p.tip_minor,
-  currency: p.currency,
-  paymentMethod: p.payment_method,
-});
-
 export function createPaymentsService(deps: PaymentsServiceDeps) {
-  const { db, clock, log, contexts, orders, posTypes, posClients } = deps;
+  const { db, clock, log, contexts, orders } = deps;
   const ex = db.kysely;
-
-  /** The amounts of a submission, checked against the venue's currency (DES-124, DESIGN 5). */
-  function parsePayload(body: SubmitPaymentBody, orderId: string, currency: string): PaymentPayload {
-    const problems = new ProblemList();
-    const amount = parseAmount(body.amount, currency);
-    if (!amount.ok) problems.add('amount', amount.problem);
-    const tip = body.tip === undefined ? null : parseAmount(body.tip, currency);
-    if (tip && !tip.ok) problems.add('tip', tip.problem);
-    if (amount.ok && tip?.ok && tip.minor > amount.minor) problems.add('tip', 'must not be greater than amount (tip is the part of amount that is tip)');
-    problems.throwIfAny();
-    return {
-      orderId,
-      type: body.type as 'full' | 'partial',
-      amountMinor: (amount as { minor: number }).minor,
-      tipMinor: tip ? (tip as { minor: number }).minor : null,
-      currency: body.currency ?? null,
-      paymentMethod: body.paymentMethod ?? null,
-    };
-  }
+  const outcomes = createPaymentOutcomes(deps);
 
   async function view(p: repo.PaymentRow, venueCurrency: string): Promise<Payment> {
-    const order = await ordersRepo.findOrder(ex, p.venue_id, p.order_id);
-    // A voided order reads as closed: the payment lifecycle knows open and closed only (spec 2.11).
-    const orderStatus = order?.status === 'open' ? 'open' : 'closed';
-    const status = p.status === 'confirmed' || p.status === 'failed' ? p.status : 'pending';
-    return {
-      paymentId: p.id,
-      orderId: p.order_id,
-      status,
-      failureCode: status === 'failed' ? (normalizeFailureCode(p.failure_code ?? 'pos_config_missing') as Payment['failureCode']) : null,
-      type: p.type,
-      amount: toWire(p.amount_minor, venueCurrency),
-      currency: p.currency,
-      paymentMethod: p.payment_method,
-      tip: p.tip_minor === null ? null : toWire(p.tip_minor, venueCurrency),
-      externalReference: p.external_reference,
-      orderStatus,
-      recordedAt: p.recorded_at.toISOString(),
-      confirmedAt: status === 'confirmed' && p.confirmed_at ? p.confirmed_at.toISOString() : null,
-    };
-  }
-
-  // ---- outcomes (each one short transaction) ----
-
-  /** Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec 3.2). */
-  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date): Promise<void> {
-    const order = await ordersRepo.lockOrder(tx, payment.order_id);
-    if (order.status !== 'open') return;
-    let close = payment.type === 'full';
-    if (!close) {
-      const checks = (await ordersRepo.listChecks(tx, [order.id])).filter((c) => c.status === 'open').map(ordersRepo.checkOfRow);
-      const payments = await repo.listOrderPayments(tx, order.id);
-      const totals = orderTotals(checks, order.prepayment_minor, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
-      close = isSettled(totals);
-    }
-    if (close) await ordersRepo.closeOrderByPat(tx, order.id, now, payment.payment_method);
-  }
-
-  /**
-   * Runs fn in a transaction that first locks the payment's order. Every change of a payment's
-   * status takes the order lock first, the same order as a new claim, so concurrent claims and
-   * outcomes on one order queue behind each other instead of deadlocking.
-   */
-  async function underOrderLock<T>(paymentId: string, fn: (tx: Executor) => Promise<T>, outer?: Executor): Promise<T | null> {
-    const p = await repo.findById(outer ?? ex, paymentId);
-    if (!p) return null;
-    const run = async (tx: Executor) => {
-      await ordersRepo.lockOrder(tx, p.order_id);
-      return fn(tx);
-    };
-    return outer ? run(outer) : ex.transaction().execute(run);
-  }
-
-  async function confirm(paymentId: string): Promise<repo.PaymentRow | null> {
-    const now = clock.now();
-    return underOrderLock(paymentId, async (tx) => {
-      const row = await repo.moveStatus(tx, paymentId, ['pending', 'in_flight'], 'confirmed', now, { forwarded: true });
-      if (row) {
-        await applyToOrder(tx, row, now);
-        await cancelJob(tx, `payment-timeout:${row.id}`);
-        return row;
-      }
-      await noteLateAnswer(tx, paymentId, { status: 'confirmed' }, now);
-      return null;
-    });
-  }
-
-  async function reject(paymentId: string, failureCode: string): Promise<repo.PaymentRow | null> {
-    const now = clock.now();
-    return underOrderLock(paymentId, async (tx) => {
-      const row = await repo.moveStatus(tx, paymentId, ['pending'], 'failed', now, { failureCode: normalizeFailureCode(failureCode) });
-      if (row) await cancelJob(tx, `payment-timeout:${row.id}`);
-      else await noteLateAnswer(tx, paymentId, { status: 'failed', failureCode }, now);
-      return row;
-    });
-  }
-
-  /**
-   * A POS answer for a payment that already timed out is not applied (PAY-31); it is recorded, logged
-   * and written as an event, so the partner and the venue can reconcile (DES-104).
-   */
-  async function noteLateAnswer(tx: Executor, paymentId: string, answer: PosPaymentAnswer, now: Date): Promise<void> {
-    const p = await repo.findById(tx, paymentId);
-    if (!p || p.status !== 'failed' || p.failure_code !== 'pos_confirmation_timeout') return;
-    if (!(await repo.recordLateStatus(tx, p.id, answer.status, now))) return;
-    log.warn({ paymentId: p.id, venueId: p.venue_id, posStatus: answer.status }, 'POS answered a payment after its confirmation timeout; not applied, needs reconciliation');
-    await repo.insertEvent(tx, p.partner_id, answer.status === 'confirmed' ? 'payment.late_confirmation' : 'payment.late_answer', {
-      paymentId: p.id,
-      externalReference: p.external_reference,
-      orderId: p.order_id,
-      venueId: p.venue_id,
-      posStatus: answer.status,
-      failureCode: p.failure_code,
-    }, now);
-  }
-
-  /** Fails a pending payment whose deadline has passed (idempotent; exactly once in effect). */
-  async function expire(tx: Executor, paymentId: string, now: Date): Promise<repo.PaymentRow | null> {
-    const p = await repo.findById(tx, paymentId);
-    if (!p || p.status !== 'pending' || p.deadline_at.getTime() > now.getTime()) return null;
-    await ordersRepo.lockOrder(tx, p.order_id);
-    const row = await repo.moveStatus(tx, paymentId, ['pending'], 'failed', now, { failureCode: 'pos_confirmation_timeout' });
-    if (row?.forwarded) {
-      await scheduleJob(tx, { kind: JOBS.lateCheck, runAt: new Date(now.getTime() + LATE_CHECKS_MS[0]), dedupeKey: `payment-late:${row.id}`, payload: { paymentId: row.id, attempt: 0 } }, now);
-    }
-    return row;
-  }
-
-  /** The payment as it is now, failing it first if its deadline passed while nobody looked. */
-  async function current(p: repo.PaymentRow): Promise<repo.PaymentRow> {
-    if (p.status !== 'pending' || p.deadline_at.getTime() > clock.now().getTime()) return p;
-    await ex.transaction().execute((tx) => expire(tx, p.id, clock.now()));
-    return (await repo.findById(ex, p.id))!;
-  }
-
-  // ---- talking to the POS ----
-
-  interface PosTarget {
-    pos: VenueContext['pos'];
-    posVenueId: string;
-    posOrderId: string;
-    currency: string;
-  }
-
-  async function targetOf(p: repo.PaymentRow): Promise<PosTarget | null> {
-    const connection = await connections.findConnection(ex, p.venue_id);
-    const posType = connection ? posTypes.get(connection.pos_type) : undefined;
-    const venue = await connections.findVenue(ex, p.venue_id);
-    const order = await ordersRepo.findOrder(ex, p.venue_id, p.order_id);
-    if (!connection || !posType || !venue || !order) return null;
-    return { pos: posClients.for(posType), posVenueId: connection.pos_venue_id, posOrderId: order.pos_order_id, currency: venue.currency ?? 'EUR' };
-  }
-
-  const forwardBody = (p: repo.PaymentRow, currency: string) => ({
-    paymentId: p.id,
-    type: p.type,
-    amount: toWire(p.amount_minor, currency),
-    tip: toWire(p.tip_minor ?? 0, currency),
-    currency: p.currency ?? currency,
-    paymentMethod: p.payment_method,
-  });
-
-  /**
-   * One step of a pending payment: forward it if the POS has not accepted it yet, else ask the POS
-   * how it stands; record a terminal answer. POS failures leave it pending (retried until the deadline).
-   */
-  async function step(paymentId: string): Promise<repo.PaymentRow | null> {
-    const found = await repo.findById(ex, paymentId);
-    if (!found) return null;
-    const p = await current(found);
-    if (p.status !== 'pending') return p;
-    const target = await targetOf(p);
-    if (!target) return p;
-    let answer: PosPaymentAnswer;
-    try {
-      answer = p.forwarded
-        ? await target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id)
-        : await target.pos.forwardPayment(target.posVenueId, target.posOrderId, forwardBody(p, target.currency));
-    } catch (err) {
-      if (!(err instanceof PosError)) throw err;
-      log.warn({ paymentId: p.id, err: err.message }, 'POS not reachable for a pending payment; will retry until the deadline');
-      return p;
-    }
-    if (answer.status === 'confirmed') await confirm(p.id);
-    else if (answer.status === 'failed') await reject(p.id, answer.failureCode);
-    else if (!p.forwarded) await repo.markForwarded(ex, p.id, clock.now());
-    return repo.findById(ex, p.id);
+    const order = await orders.find(p.venue_id, p.order_id);
+    return paymentView(p, order?.status ?? null, venueCurrency);
   }
 
   /** Waits up to the in-request wait for a pending payment to turn terminal (deferred venues). */
   async function settleInline(paymentId: string): Promise<repo.PaymentRow> {
     const until = Date.now() + deps.inlineWaitMs;
-    let p = await step(paymentId);
+    let p = await outcomes.step(paymentId);
     while (p && p.status === 'pending' && Date.now() < until) {
       await sleep(Math.min(INLINE_STEP_MS, Math.max(0, until - Date.now())));
-      p = await step(paymentId);
+      p = await outcomes.step(paymentId);
     }
     return p!;
   }
-
-  // ---- submission ----
 
   type Claim = { kind: 'claimed'; payment: repo.PaymentRow } | { kind: 'race' };
 
   /** The first transaction: lock the order, check it can take a payment, record the claim. */
   async function claim(ctx: VenueContext, partnerId: string, ref: string, payload: PaymentPayload, reuse: repo.PaymentRow | null): Promise<Claim> {
     const now = clock.now();
-    const forwarding = ctx.posType.paymentForwarding;
-    const deferred = forwarding && ctx.posType.paymentConfirmation === 'deferred';
-    const status: repo.StoredPaymentStatus = !forwarding ? 'confirmed' : deferred ? 'pending' : 'in_flight';
+    const event = submissionEvent(ctx.posType);
     const deadline = new Date(now.getTime() + deps.confirmationTimeoutS * 1000);
     try {
       return await ex.transaction().execute(async (tx): Promise<Claim> => {
-        const order = await ordersRepo.lockOrder(tx, payload.orderId);
+        const order = await orders.lock(tx, payload.orderId);
         // Another request with this reference claimed first (we waited on its lock): replay it.
         const same = await repo.findByRef(tx, partnerId, ref);
         if (same && same.id !== reuse?.id) return { kind: 'race' };
@@ -311,7 +102,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
         if (reuse) {
           // A retry after a failed forward: same paymentId, so a POS that did apply the first
           // attempt recognises it and never applies it twice.
-          payment = await repo.moveStatus(tx, reuse.id, ['forward_failed'], status, now, { recordedAt: now, deadlineAt: deadline });
+          payment = await repo.moveStatus(tx, reuse.id, moveOf(event), now, { recordedAt: now, deadlineAt: deadline });
           if (!payment) return { kind: 'race' };
         } else {
           payment = await repo.insertPayment(tx, {
@@ -325,21 +116,16 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
             tip_minor: payload.tipMinor,
             currency: payload.currency,
             payment_method: payload.paymentMethod,
-            status,
+            status: recordedStatus(event),
             recorded_at: now,
             deadline_at: deadline,
           }, now);
         }
-        if (status === 'confirmed') await applyToOrder(tx, payment, now);
-        if (status === 'pending') {
-          await scheduleJob(tx, { kind: JOBS.timeout, runAt: deadline, dedupeKey: `payment-timeout:${payment.id}`, payload: { paymentId: payment.id } }, now);
-          // The request dispatches at once; this job takes over if the process dies first.
-          await scheduleJob(tx, { kind: JOBS.dispatch, runAt: new Date(now.getTime() + deps.inlineWaitMs), dedupeKey: `payment-dispatch:${payment.id}`, payload: { paymentId: payment.id } }, now);
-        }
-        if (status === 'in_flight') {
-          // If this process dies mid-forward, the claim must not block the order for ever.
-          await scheduleJob(tx, { kind: JOBS.recover, runAt: new Date(now.getTime() + deps.posTimeoutMs + 15_000), dedupeKey: `payment-recover:${payment.id}`, payload: { paymentId: payment.id } }, now);
-        }
+        if (payment.status === 'confirmed') await outcomes.applyToOrder(tx, payment, now);
+        // The request dispatches at once; the dispatch job takes over if the process dies first.
+        if (payment.status === 'pending') await watchPending(tx, payment, new Date(now.getTime() + deps.inlineWaitMs), now);
+        // If this process dies mid-forward, the claim must not block the order for ever.
+        if (payment.status === 'in_flight') await scheduleRecover(tx, payment.id, new Date(now.getTime() + deps.posTimeoutMs + RECOVER_AFTER_MS), now);
         return { kind: 'claimed', payment };
       });
     } catch (err) {
@@ -353,12 +139,12 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
   /** The synchronous forward of an immediate venue. */
   async function forwardNow(ctx: VenueContext, p: repo.PaymentRow): Promise<repo.PaymentRow> {
-    const order = (await ordersRepo.findOrder(ex, ctx.venue.id, p.order_id))!;
+    const order = (await orders.find(ctx.venue.id, p.order_id))!;
     let answer: PosPaymentAnswer;
     try {
       answer = await ctx.pos.forwardPayment(ctx.connection.pos_venue_id, order.pos_order_id, forwardBody(p, ctx.venue.currency));
     } catch (err) {
-      await giveBack(p.id, err instanceof PosError ? err.kind : 'error');
+      await outcomes.giveBack(p.id, err instanceof PosError ? err.kind : 'error');
       if (err instanceof PosError) {
         log.warn({ paymentId: p.id, err: err.message }, 'forward to an immediate POS failed; nothing recorded');
         throw badGateway(
@@ -368,29 +154,15 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
       }
       throw err;
     }
-    if (answer.status === 'confirmed') return (await confirm(p.id)) ?? (await repo.findById(ex, p.id))!;
+    if (answer.status === 'confirmed') return (await outcomes.confirm(p.id)) ?? (await repo.findById(ex, p.id))!;
     if (answer.status === 'failed') {
-      await giveBack(p.id, answer.failureCode);
+      await outcomes.giveBack(p.id, answer.failureCode);
       throw badGateway(
         `The POS refused the payment: ${normalizeFailureCode(answer.failureCode)}. Nothing was recorded and the order is unchanged.`,
       );
     }
     // An immediate POS that answers "pending" is treated as deferred rather than losing the payment.
-    const now = clock.now();
-    return ex.transaction().execute(async (tx) => {
-      await ordersRepo.lockOrder(tx, p.order_id);
-      const row = (await repo.moveStatus(tx, p.id, ['in_flight'], 'pending', now, { forwarded: true }))!;
-      await scheduleJob(tx, { kind: JOBS.timeout, runAt: row.deadline_at, dedupeKey: `payment-timeout:${row.id}`, payload: { paymentId: row.id } }, now);
-      await scheduleJob(tx, { kind: JOBS.dispatch, runAt: new Date(now.getTime() + POLL_MS), dedupeKey: `payment-dispatch:${row.id}`, payload: { paymentId: row.id } }, now);
-      return row;
-    });
-  }
-
-  /** Undoes an in-flight claim: the payment is not recorded, the order is free again. */
-  async function giveBack(paymentId: string, reason: string): Promise<void> {
-    await underOrderLock(paymentId, (tx) =>
-      repo.moveStatus(tx, paymentId, ['in_flight'], 'forward_failed', clock.now(), { failureCode: reason.slice(0, 100) }),
-    );
+    return (await outcomes.acceptedPending(p, POLL_MS)) ?? (await repo.findById(ex, p.id))!;
   }
 
   /** Waits for another request's in-flight forward of the same reference to end. */
@@ -407,7 +179,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   async function replay(p: repo.PaymentRow, currency: string): Promise<SubmitResult> {
-    const now = await current(p);
+    const now = await outcomes.current(p);
     return { statusCode: isTerminal(now.status) ? 200 : 202, replay: true, payment: await view(now, currency) };
   }
 
@@ -416,7 +188,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
       // A suspended venue still answers replays of payments it already has; new ones need it active.
       const ctx = await contexts.connected(partnerId, venueId);
       const payload = parsePayload(body, orderId, ctx.venue.currency);
-      const order = isUuid(orderId) ? await ordersRepo.findOrder(ex, ctx.venue.id, orderId) : null;
+      const order = isUuid(orderId) ? await orders.find(ctx.venue.id, orderId) : null;
       if (!order) throw notFound(ORDER_NOT_FOUND);
       const ref = body.externalReference;
 
@@ -465,84 +237,18 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
     async status(partnerId: string, venueId: string, orderId: string, externalReference: string): Promise<Payment> {
       const ctx = await contexts.connected(partnerId, venueId);
-      const order = isUuid(orderId) ? await ordersRepo.findOrder(ex, ctx.venue.id, orderId) : null;
+      const order = isUuid(orderId) ? await orders.find(ctx.venue.id, orderId) : null;
       if (!order) throw notFound(ORDER_NOT_FOUND);
       const p = await repo.findByRef(ex, partnerId, externalReference);
       if (!p || p.order_id !== order.id || p.status === 'in_flight' || p.status === 'forward_failed') {
         throw notFound(`No payment with externalReference "${externalReference}" on this order.`);
       }
-      return view(await current(p), ctx.venue.currency);
+      return view(await outcomes.current(p), ctx.venue.currency);
     },
 
+    /** The payment job kinds and their handlers (payments.jobs.ts), registered by the composition root. */
     jobs(): Record<string, JobDefinition<any>> {
-      return {
-        [JOBS.timeout]: {
-          run: async (job: { payload: { paymentId: string } }, ctx) => {
-            await ctx.transaction((tx) => expire(tx, job.payload.paymentId, clock.now()));
-          },
-        } as JobDefinition<{ paymentId: string }>,
-
-        [JOBS.dispatch]: {
-          run: async (job: { payload: { paymentId: string } }) => {
-            const p = await step(job.payload.paymentId);
-            if (!p || p.status !== 'pending') return;
-            const now = clock.now().getTime();
-            if (now >= p.deadline_at.getTime()) return; // the timeout job ends it
-            return { retryAt: new Date(Math.min(now + (p.forwarded ? POLL_MS : 2 * POLL_MS), p.deadline_at.getTime())) };
-          },
-        } as JobDefinition<{ paymentId: string }>,
-
-        // An in-flight claim left by a process that died mid-forward: ask the POS what happened.
-        [JOBS.recover]: {
-          run: async (job: { payload: { paymentId: string } }) => {
-            const p = await repo.findById(ex, job.payload.paymentId);
-            if (!p || p.status !== 'in_flight') return;
-            const target = await targetOf(p);
-            let answer: PosPaymentAnswer | null = null;
-            try {
-              answer = target ? await target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id) : null;
-            } catch {
-              answer = null;
-            }
-            if (answer?.status === 'confirmed') await confirm(p.id);
-            else if (answer?.status === 'pending') {
-              const now = clock.now();
-              await ex.transaction().execute(async (tx) => {
-                await ordersRepo.lockOrder(tx, p.order_id);
-                const row = await repo.moveStatus(tx, p.id, ['in_flight'], 'pending', now, { forwarded: true });
-                if (!row) return;
-                await scheduleJob(tx, { kind: JOBS.timeout, runAt: row.deadline_at, dedupeKey: `payment-timeout:${row.id}`, payload: { paymentId: row.id } }, now);
-                await scheduleJob(tx, { kind: JOBS.dispatch, runAt: now, dedupeKey: `payment-dispatch:${row.id}`, payload: { paymentId: row.id } }, now);
-              });
-            } else {
-              log.warn({ paymentId: p.id }, 'an interrupted forward was not applied by the POS (or it cannot tell); released');
-              await giveBack(p.id, 'interrupted');
-            }
-          },
-        } as JobDefinition<{ paymentId: string }>,
-
-        [JOBS.lateCheck]: {
-          run: async (job: { payload: { paymentId: string; attempt: number } }) => {
-            const p = await repo.findById(ex, job.payload.paymentId);
-            if (!p || p.status !== 'failed' || p.failure_code !== 'pos_confirmation_timeout') return;
-            const target = await targetOf(p);
-            if (!target) return;
-            try {
-              const answer = await target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id);
-              if (answer.status !== 'pending') {
-                await ex.transaction().execute((tx) => noteLateAnswer(tx, p.id, answer, clock.now()));
-                return;
-              }
-            } catch (err) {
-              log.debug({ paymentId: p.id, err: (err as Error).message }, 'late check could not reach the POS');
-            }
-            const next = job.payload.attempt + 1;
-            if (next >= LATE_CHECKS_MS.length) return;
-            const now = clock.now();
-            await scheduleJob(ex, { kind: JOBS.lateCheck, runAt: new Date(now.getTime() + LATE_CHECKS_MS[next]), dedupeKey: `payment-late:${p.id}:${next}`, payload: { paymentId: p.id, attempt: next } }, now);
-          },
-        } as JobDefinition<{ paymentId: string; attempt: number }>,
-      };
+      return createPaymentJobs({ db, clock, log, outcomes });
     },
   };
 }

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { principalOf } from '../server/auth.ts';
 import { AUTH_ERRORS, errorResponses } from '../server/schemas.ts';
-import type { TablesService } from './tables.service.ts';
 import type { VenueContexts } from './venue-context.ts';
 import type { PatVenuesService } from './venues.service.ts';
 import {
@@ -14,9 +13,8 @@ const common = { tags: ['pay-at-table'], security: [{ accessToken: [] }] };
 export const patVenuesRoutes: FastifyPluginAsyncTypebox<{
   venues: PatVenuesService;
   contexts: VenueContexts;
-  tables: TablesService;
   posTypes: PosTypeRegistry;
-}> = async (app, { venues, contexts, tables, posTypes }) => {
+}> = async (app, { venues, contexts, posTypes }) => {
   app.get(
     '/v1/pat/pos-types',
     {
@@ -90,6 +88,6 @@ export const patVenuesRoutes: FastifyPluginAsyncTypebox<{
         response: { 200: PatTables, ...errorResponses('pat', [...AUTH_ERRORS, 404]) },
       },
     },
-    async (request) => tables.list(principalOf(request).partnerId, request.params.venueId),
+    async (request) => venues.tables(principalOf(request).partnerId, request.params.venueId),
   );
 };

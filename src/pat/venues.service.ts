@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { grantVenue } from '../auth/auth.repository.ts';
-import type { Db } from '../db/db.ts';
+import type { AuthService } from '../auth/auth.service.ts';
+import type { Db, Executor } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { hashSecret } from '../lib/secrets.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import type { TablesService } from '../pos-mirror/tables.service.ts';
+import type { VenueContexts } from './venue-context.ts';
 import * as repo from './venues.repository.ts';
 import type { CreatePatVenueBody, CreatedPatVenue, ListPatVenuesQuery, PatVenueSummary } from './venues.schemas.ts';
 
@@ -16,16 +18,29 @@ import type { CreatePatVenueBody, CreatedPatVenue, ListPatVenuesQuery, PatVenueS
 export interface PatVenuesDeps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
+  auth: Pick<AuthService, 'scopeNewVenue'>;
+  contexts: Pick<VenueContexts, 'active'>;
+  tables: Pick<TablesService, 'list'>;
   posTypes: PosTypeRegistry;
   publicBaseUrl: string;
 }
+
+export type NewVenue = repo.NewPatVenue;
 
 export function onboardingUrl(publicBaseUrl: string, requestId: string, secret: string): string {
   return `${publicBaseUrl}/onboarding/${requestId}?t=${secret}`;
 }
 
-export function createPatVenuesService({ db, clock, posTypes, publicBaseUrl }: PatVenuesDeps) {
+export function createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, publicBaseUrl }: PatVenuesDeps) {
+  /** Records a venue and puts it in the partner's scope, in the caller's transaction. */
+  async function addVenue(tx: Executor, partnerId: string, venue: NewVenue, now: Date): Promise<void> {
+    await repo.insertVenue(tx, venue, now);
+    await auth.scopeNewVenue(tx, partnerId, venue.id, now);
+  }
+
   return {
+    addVenue,
+
     async list(partnerId: string, query: ListPatVenuesQuery): Promise<{ total: number; venues: PatVenueSummary[] }> {
       const filters = {
         name: query['filters[name]'] || undefined,
@@ -56,7 +71,7 @@ export function createPatVenuesService({ db, clock, posTypes, publicBaseUrl }: P
       const requestId = uuidv7();
       const secret = randomBytes(24).toString('base64url');
       await db.kysely.transaction().execute(async (tx) => {
-        await repo.insertVenue(tx, {
+        await addVenue(tx, partnerId, {
           id: venueId,
           name: body.name,
           address: body.address,
@@ -69,7 +84,6 @@ export function createPatVenuesService({ db, clock, posTypes, publicBaseUrl }: P
           phoneNumber: body.phoneNumber ?? null,
           email: body.email ?? null,
         }, now);
-        await grantVenue(tx, partnerId, venueId, now);
         await repo.insertOnboardingRequest(tx, { id: requestId, venueId, posType: body.posType, secretHash: hashSecret(secret) }, now);
       });
       return {
@@ -84,6 +98,13 @@ export function createPatVenuesService({ db, clock, posTypes, publicBaseUrl }: P
         posType: body.posType,
         onboarding: { requestId, url: onboardingUrl(publicBaseUrl, requestId, secret), status: 'rms_activation' },
       };
+    },
+
+    /** spec 2.9: the venue's tables (ids stable, names as the POS has them now). */
+    async tables(partnerId: string, venueId: string) {
+      const ctx = await contexts.active(partnerId, venueId);
+      const rows = await tables.list(ctx);
+      return { venueId: ctx.venue.id, tables: rows.map((t) => ({ id: t.id, name: t.name })) };
     },
   };
 }

@@ -6,7 +6,7 @@ import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici'
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
 import type { PosType } from './pos-types.ts';
 import {
-  CreatedOrder, PaymentState, PosOrder, PosOrders, PosTables, UnknownSkus,
+  CreatedOrder, PosOrder, PosPaymentState, PosOrders, PosTables, UnknownSkus,
   type PosTable,
 } from './pos.schemas.ts';
 
@@ -271,7 +271,7 @@ export class PosClient implements PosAdapter {
 
   private paymentAnswer(what: string, status: number, body: unknown, allowed: number[]): PosPaymentAnswer {
     if (!allowed.includes(status)) throw this.unexpected(what, status, body);
-    const state = check<PaymentState>(PaymentState, body, what);
+    const state = check<PosPaymentState>(PosPaymentState, body, what);
     if (state.status === 'failed') {
       if (!state.failureCode) throw new PosError('bad_shape', `${what}: a failed payment must carry a failureCode`);
       return { status: 'failed', failureCode: state.failureCode };

@@ -65,8 +65,8 @@ export const PosOrders = Type.Array(PosOrder);
 export const CreatedOrder = Type.Object({ id: Type.String({ minLength: 1 }), checkNumber: Type.String() });
 export const UnknownSkus = Type.Object({ error: Type.String(), unknownSkus: Type.Array(Type.String()) });
 
-export const PaymentState = Type.Object({
+export const PosPaymentState = Type.Object({
   status: Type.Enum(['pending', 'confirmed', 'failed']),
   failureCode: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
-export type PaymentState = Static<typeof PaymentState>;
+export type PosPaymentState = Static<typeof PosPaymentState>;

@@ -3,18 +3,15 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { AuthService } from '../auth/auth.service.ts';
-import { grantVenue } from '../auth/auth.repository.ts';
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import * as connections from '../pat/connections.repository.ts';
-import type { OrdersService } from '../pat/orders.service.ts';
-import { importTables } from '../pat/tables.repository.ts';
-import { insertVenue } from '../pat/venues.repository.ts';
-import type { PosClients } from '../pos/pos-client.ts';
+import type { PatVenuesService } from '../pat/venues.service.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
+import type { OrderSyncService } from '../pos-mirror/sync.service.ts';
 
-// Sandbox mode (DESIGN 4). On first start: a partner with every kind of access, and two venues
+// Sandbox mode (`npm start`, `tableside serve --sandbox`). On first start: a partner with every kind of access, and two venues
 // connected to the in-process POS simulator (one confirming payments immediately, one deferred),
 // with tables and open orders; credentials are printed and written to sandbox.json so a newcomer
 // can read a bill and pay it at once. Later starts reuse all of it (nothing is seeded twice); an
@@ -46,10 +43,11 @@ interface SandboxDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  auth: AuthService;
-  orders: OrdersService;
+  auth: Pick<AuthService, 'createPartner' | 'newCredentials' | 'issueToken'>;
+  venues: Pick<PatVenuesService, 'addVenue'>;
+  connections: Pick<ConnectionsService, 'connect'>;
+  orderSync: Pick<OrderSyncService, 'syncVenue'>;
   posTypes: PosTypeRegistry;
-  posClients: PosClients;
   dataDir: string;
   baseUrl: string;
   posSimulator: { baseUrl: string; apiKey: string } | null;
@@ -60,30 +58,21 @@ interface SandboxSetting {
   venueIds?: string[];
 }
 
-/** Connects a sandbox venue to its simulator location and reads its tables and orders. */
+/** Creates a sandbox venue connected to its simulator location, and reads its orders once. */
 async function seedVenue(deps: SandboxDeps, partnerId: string, v: (typeof SANDBOX_VENUES)[number]): Promise<string> {
-  const { db, clock } = deps;
-  const posType = deps.posTypes.get(v.posType)!;
-  const tables = await deps.posClients.for(posType).listTables(v.posVenueId);
   const venueId = uuidv7();
-  const now = clock.now();
-  await db.kysely.transaction().execute(async (tx) => {
-    await insertVenue(tx, {
+  await deps.connections.connect({ venueId, posType: deps.posTypes.get(v.posType)!, posVenueId: v.posVenueId }, async (tx, now) => {
+    await deps.venues.addVenue(tx, partnerId, {
       id: venueId, name: v.name, address: v.address, city: v.city, postalCode: v.postalCode, countryCode: v.country,
       timezone: v.timezone, currency: v.currency, posType: v.posType, phoneNumber: null, email: null,
     }, now);
-    await grantVenue(tx, partnerId, venueId, now);
-    await connections.insertConnection(tx, { venue_id: venueId, pos_type: v.posType, pos_venue_id: v.posVenueId }, now);
-    await importTables(tx, venueId, tables, now);
-    await connections.setTablesSyncedAt(tx, venueId, now);
-    await deps.orders.scheduleSync(tx, venueId);
     // Recorded with the venue itself: a start interrupted after this commit never seeds it again.
     await sql`UPDATE settings
               SET value = jsonb_set(value, '{venueIds}', coalesce(value->'venueIds', '[]'::jsonb) || to_jsonb(${venueId}::text)),
                   updated_at = ${now}
               WHERE key = 'sandbox'`.execute(tx);
   });
-  await deps.orders.syncVenue(venueId);
+  await deps.orderSync.syncVenue(venueId);
   return venueId;
 }
 

@@ -1,14 +1,49 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { FAILURE_MESSAGE, type AccessKind, type AuthService, type Principal } from '../auth/auth.service.ts';
-import type { FailureLimiter } from '../auth/failure-limiter.ts';
 import { AppError, forbidden, rateLimited, unauthorized } from '../lib/errors.ts';
 
-// Authentication of the three API families (spec 5, DESIGN 5). A route states what it needs in
-// its config (`config: { auth: 'pat' }`); this hook runs before the body is read, so an
-// unauthenticated request costs no parsing.
+// Authentication of the three API families (spec 5). A route states what it needs in its config
+// (`config: { auth: 'pat' }`); this hook runs before the body is read, so an unauthenticated
+// request costs no parsing.
 //   rms        API key        missing header 401, bad key 401, no rms access 403
 //   pat        access token   missing header 403, bad token 401 (OAuth style), no pat access 403
 //   analytics  access token   missing header 401, bad token 401, no analytics access 403
+// The platform defines what a principal is and how each family answers; checking a credential is
+// the auth module's (src/auth), handed in as an Authenticator by the composition root.
+
+/** The API families a partner may have access to. */
+export type AccessKind = 'rms' | 'pat' | 'analytics';
+export const ACCESS_KINDS: readonly AccessKind[] = ['rms', 'pat', 'analytics'];
+
+/** Who made a request, once authenticated. */
+export interface Principal {
+  partnerId: string;
+  partnerName: string;
+  access: AccessKind[];
+  active: boolean;
+}
+
+export type AuthFailure = 'malformed' | 'unknown' | 'revoked' | 'expired';
+export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; failure: AuthFailure };
+
+export const FAILURE_MESSAGE: Record<AuthFailure, string> = {
+  malformed: 'The credential is malformed.',
+  unknown: 'The credential is not recognised.',
+  revoked: 'The credential has been revoked.',
+  expired: 'The access token has expired.',
+};
+
+/** Checks a presented credential: an API key (rms) or an access token (pat, analytics). */
+export interface Authenticator {
+  authenticateKey(key: string): Promise<AuthOutcome>;
+  authenticateToken(token: string): Promise<AuthOutcome>;
+}
+
+/** Throttles failed authentications per client address. */
+export interface FailureThrottle {
+  /** Seconds the address must wait, or 0 when it may still fail. */
+  retryAfter(address: string): number;
+  record(address: string): void;
+}
 
 export type AuthRequirement = AccessKind;
 
@@ -41,7 +76,7 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-export function registerAuth(app: FastifyInstance, deps: { auth: AuthService; limiter: FailureLimiter }): void {
+export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; limiter: FailureThrottle }): void {
   app.decorateRequest('principal', null);
 
   const fail = (request: FastifyRequest, error: AppError): never => {

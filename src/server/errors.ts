@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, STATUS_OF, type ErrorKind } from '../lib/errors.ts';
-import { PosError } from '../pos/pos-client.ts';
 import { fieldProblems } from '../lib/json-schema.ts';
 
-// One error handler for the whole service (STYLE 7). It maps every error to an AppError and renders
-// it in the envelope of the API family the path belongs to (DESIGN 5):
+// One error handler for the whole service. It maps every error to an AppError (the service's own
+// errors through the mappings the composition root registers, Fastify's by their codes) and renders
+// it in the envelope of the API family the path belongs to:
 //   /v1/pat, /v1/rms, others  {"error":{"code":<status>,"message":…,"details":…}}
 //   /v1/pat 401               {"error":"invalid_token","error_description":…} + WWW-Authenticate
 //   /v1/pos 400               details.form.errors maps each offending field to its problems
@@ -44,12 +44,19 @@ const KIND_OF_STATUS = Object.fromEntries(Object.entries(STATUS_OF).map(([kind, 
   ErrorKind
 >;
 
-/** Fastify's own errors (parsing, limits, validation) as AppErrors; anything unknown is internal. */
-export function toAppError(err: FastifyError | AppError | Error): AppError {
+/**
+ * Turns an error a module throws (not an AppError) into the AppError it means over HTTP, or null
+ * when it does not know the error. The platform knows no module's errors: the composition root
+ * registers these (a POS that fails while a request needs it is a 502, say).
+ */
+export type ErrorMapping = (err: Error) => AppError | null;
+
+/** Fastify's own errors (parsing, limits, validation) and mapped ones as AppErrors; anything unknown is internal. */
+export function toAppError(err: FastifyError | AppError | Error, mappings: readonly ErrorMapping[] = []): AppError {
   if (err instanceof AppError) return err;
-  // A POS that failed while a request needed it (a live bill, say) is a bad gateway, not our 500.
-  if (err instanceof PosError) {
-    return new AppError('bad_gateway', "The venue's POS could not be read just now; try again shortly.");
+  for (const mapping of mappings) {
+    const mapped = mapping(err);
+    if (mapped) return mapped;
   }
   const fe = err as FastifyError;
   if (fe.validation) {
@@ -105,15 +112,15 @@ function oauthCode(status: number): string {
   return 'invalid_request';
 }
 
-export function registerErrorHandling(app: FastifyInstance, isKnownPath: (path: string) => boolean): void {
+export function registerErrorHandling(app: FastifyInstance, isKnownPath: (path: string) => boolean, mappings: readonly ErrorMapping[] = []): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const appError = toAppError(err);
+    const appError = toAppError(err, mappings);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ status: appError.status, reason: appError.message }, 'request refused');
     return sendError(request, reply, appError);
   });
 
-  // A path the API has, asked with a method it does not offer, is 403 (spec 7.1, DESIGN 5);
+  // A path the API has, asked with a method it does not offer, is 403 (spec 7.1);
   // a path it does not have is 404.
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { ErrorEnvelope, OAuthError } from './schemas.ts';
 
 // The OpenAPI document is generated from the same TypeBox schemas that validate requests and
-// serialize responses (DESIGN 3), served at /openapi.json, with Swagger UI at /docs.
+// serialize responses, served at /openapi.json, with Swagger UI at /docs.
 
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
   app.addSchema(ErrorEnvelope);

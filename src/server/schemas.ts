@@ -55,5 +55,5 @@ export const AUTH_ERRORS = [400, 401, 403, 429];
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** An ISO 8601 instant on the wire (DESIGN 5: always with an offset). */
+/** An ISO 8601 instant on the wire, always with its offset. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 with offset' });

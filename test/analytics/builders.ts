@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../src/db/db.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
-import { insertConnection, suspendConnection } from '../../src/pat/connections.repository.ts';
+import { insertConnection, suspendConnection } from '../../src/pos-mirror/connections.repository.ts';
 
 // Closed orders written straight into the store, for the analytics query tests: clearer than driving
 // a POS when a test is about exact close times, time zones or paging.

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/admin/commands.ts';
+import { runCommand } from '../../src/operator/commands.ts';
 import type { ManualClock } from '../../src/lib/clock.ts';
-import { resumeConnection, suspendConnection } from '../../src/pat/connections.repository.ts';
-import { ORDER_SYNC_JOB } from '../../src/pat/orders.service.ts';
+import { resumeConnection, suspendConnection } from '../../src/pos-mirror/connections.repository.ts';
+import { ORDER_SYNC_JOB } from '../../src/pos-mirror/sync.service.ts';
 import { POS, startPatWorld, type ConnectedVenue, type PatWorld } from '../helpers/pat.ts';
 
 // DESIGN 9: a venue is "temporarily unavailable" for analytics while its POS connection is
@@ -105,7 +105,7 @@ describe('suspended POS connections', () => {
 
   it('[DES-127] `venue suspend` by the operator holds until `venue resume`; orders closed meanwhile arrive at the resumed sync', async () => {
     const { w, clock, tick } = await world();
-    const deps = { db: w.app.db, clock, config: w.app.config };
+    const deps = { db: w.app.db, services: w.app.service.app.services };
     const v = await w.connectVenue({ posType: POS.stored });
     await w.app.service.runner.runDue();
 
@@ -148,7 +148,7 @@ describe('suspended POS connections', () => {
     expect((await suspendConnection(db, v.venueId, 'operator', clock.now()))!.suspended_reason).toBe('operator');
     expect((await suspendConnection(db, v.venueId, 'credentials_refused', clock.now()))!.suspended_reason).toBe('operator');
     expect((await resumeConnection(db, v.venueId, clock.now(), 'credentials_refused'))!.status).toBe('suspended');
-    expect(await w.app.service.app.services.orders.syncVenue(v.venueId)).toBeNull();
+    expect(await w.app.service.app.services.orderSync.syncVenue(v.venueId)).toBeNull();
     expect((await resumeConnection(db, v.venueId, clock.now()))!).toMatchObject({ status: 'active', suspended_reason: null });
   });
 });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ManualClock } from '../../src/lib/clock.ts';
-import { ORDER_SYNC_JOB } from '../../src/pat/orders.service.ts';
+import { ORDER_SYNC_JOB } from '../../src/pos-mirror/sync.service.ts';
 import { PosClient } from '../../src/pos/pos-client.ts';
 import { POS, startPatWorld, type ConnectedVenue, type PatWorld } from '../helpers/pat.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
@@ -113,7 +113,7 @@ describe('closed orders from the POS', () => {
     const failed = await syncJob(w, v.venueId);
     expect(failed.last_error).toBeTruthy();
     expect(failed.run_at.getTime()).toBeGreaterThan(w.app.clock.now().getTime()); // retried later, with backoff
-    await expect(w.app.service.app.services.orders.syncVenue(v.venueId)).rejects.toThrow();
+    await expect(w.app.service.app.services.orderSync.syncVenue(v.venueId)).rejects.toThrow();
     const cursor = (await sql<{ orders_synced_until: Date }>`SELECT orders_synced_until FROM pos_connections WHERE venue_id = ${v.venueId}`.execute(w.app.db.kysely)).rows[0].orders_synced_until;
     expect(cursor.getTime()).toBe(before.getTime()); // the cursor did not move
 
@@ -148,7 +148,7 @@ describe('closed orders from the POS', () => {
       await w.sim.control.closeOrder(v.posVenueId, o.id);
     }
     await tick(MINUTE);
-    const sync = () => w.app.service.app.services.orders.syncVenue(v.venueId);
+    const sync = () => w.app.service.app.services.orderSync.syncVenue(v.venueId);
     await sync();
     const first = await history(v);
     expect(first.body.total).toBe(3);
@@ -185,7 +185,7 @@ describe('closed orders from the POS', () => {
 
     // The POS closed it too (forwarded); the sync keeps the id, the order and the service's close time.
     await tick(MINUTE);
-    await w.app.service.app.services.orders.syncVenue(v.venueId);
+    await w.app.service.app.services.orderSync.syncVenue(v.venueId);
     const later = await history(v);
     expect(later.body.total).toBe(1);
     expect(later.body.orders[0]).toMatchObject({ id: bill.body.orderId, closedAt });
@@ -220,7 +220,7 @@ describe('closed orders from the POS', () => {
     await tick(MINUTE);
     await w.sim.control.closeOrder(v.posVenueId, o.id);
     await tick(MINUTE);
-    await w.app.service.app.services.orders.syncVenue(v.venueId);
+    await w.app.service.app.services.orderSync.syncVenue(v.venueId);
     await w.sim.control.clearRequests(v.posVenueId);
     const up = await history(v);
     expect(up.body.total).toBe(1);
@@ -255,7 +255,7 @@ describe('closed orders from the POS', () => {
     await w.sim.control.closeOrder(v.posVenueId, created.id, { paymentMethod: 'cash' });
     await w.sim.control.voidOrder(v.posVenueId, voided.id);
     await tick(MINUTE);
-    await w.app.service.app.services.orders.syncVenue(v.venueId);
+    await w.app.service.app.services.orderSync.syncVenue(v.venueId);
 
     const res = await history(v);
     expect(externalIds(res.body)).toEqual([created.id, walkIn.id].sort());

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { resumeConnection } from '../../src/pat/connections.repository.ts';
+import { resumeConnection } from '../../src/pos-mirror/connections.repository.ts';
 import { connectVenue, insertOrder } from './builders.ts';
 
 // GET /v1/pos/partner/venues (spec 2.8, 4.8; DESIGN 9): the venues in scope available for analytics.

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newArea, newVenue, rmsPartner } from './builders.ts';
+import { newArea, newVenue, withRmsApp } from './builders.ts';
 
 describeEachStore('content venue areas', (store) => {
   let app: TestApp;
   let key: string;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
-  });
-  afterAll(async () => {
-    await app?.close();
+  withRmsApp(store, (started, apiKey) => {
+    app = started;
+    key = apiKey;
   });
 
   it('POST /venues/{venueId}/areas → 200 with the area; GET /venues/{venueId}/areas/{areaId} reads it; the first area is the default', async () => {

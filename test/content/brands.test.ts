@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newBrand, newCompany, newVenue, rmsPartner } from './builders.ts';
+import { newBrand, newCompany, newVenue, withRmsApp } from './builders.ts';
 
 const UNKNOWN = '0198a5c4-1111-7222-8333-444455556666';
 
@@ -11,13 +11,10 @@ describeEachStore('content brands', (store) => {
   let key: string;
   let company: { id: string; name: string };
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
+  withRmsApp(store, async (started, apiKey) => {
+    app = started;
+    key = apiKey;
     company = await newCompany(app, key);
-  });
-  afterAll(async () => {
-    await app?.close();
   });
 
   const venueBrand = async (venueId: string) => (await app.http.get(`/v1/rms/venues/${venueId}`, { token: key })).body.brand;

@@ -1,4 +1,6 @@
-import type { TestApp, TestPartner } from '../helpers/app.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestApp, type TestApp, type TestAppOptions, type TestPartner } from '../helpers/app.ts';
+import type { StoreKind } from '../helpers/db.ts';
 
 // Small builders for content tests: each creates one object through the API and returns it.
 
@@ -37,4 +39,23 @@ export async function newArea(app: TestApp, key: string, venueId: string, fields
 
 export async function newChannel(app: TestApp, name = unique('Channel')) {
   return app.service.app.services.channels.create({ name, logo: 'https://cdn.example.com/logo.png' });
+}
+
+/**
+ * The enclosing describe's app and RMS partner: starts a test app on `store` before its tests (then
+ * `ready` gets the app and the partner's API key, and may build more), and closes it after them.
+ */
+export function withRmsApp(
+  store: StoreKind,
+  ready: (app: TestApp, apiKey: string) => void | Promise<void>,
+  options: Omit<TestAppOptions, 'store'> = {},
+): void {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp({ store, ...options });
+    await ready(app, (await rmsPartner(app)).apiKey);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
 }

@@ -1,19 +1,16 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newChannel, newVenue, rmsPartner } from './builders.ts';
+import { newChannel, newVenue, rmsPartner, withRmsApp } from './builders.ts';
 
 describeEachStore('content booking channels', (store) => {
   let app: TestApp;
   let key: string;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
-  });
-  afterAll(async () => {
-    await app?.close();
+  withRmsApp(store, (started, apiKey) => {
+    app = started;
+    key = apiKey;
   });
 
   const inChannel = async (channelId: string, token = key) =>

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newCompany, newVenue, rmsPartner, unique } from './builders.ts';
+import { newCompany, newVenue, rmsPartner, unique, withRmsApp } from './builders.ts';
 
 const FULL = {
   legalName: 'Casa Lucio S.L.',
@@ -37,12 +37,9 @@ describeEachStore('content companies', (store) => {
   let app: TestApp;
   let key: string;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
-  });
-  afterAll(async () => {
-    await app?.close();
+  withRmsApp(store, (started, apiKey) => {
+    app = started;
+    key = apiKey;
   });
 
   it('[RMS-17] [RMS-15] POST /company with name, city and countryCode → 200 with a new id and the values; GET /company/{id} returns it', async () => {

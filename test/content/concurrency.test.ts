@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newArea, newBrand, newChannel, newCompany, newVenue, rmsPartner } from './builders.ts';
+import { newArea, newBrand, newChannel, newCompany, newVenue, withRmsApp } from './builders.ts';
 
 // Writes that lock the same rows in different orders must neither deadlock nor fail: venue updates
 // naming a brand, brand and channel links of the same venues, area writes, all at once
@@ -11,12 +11,9 @@ describeEachStore('content concurrent writes', (store) => {
   let app: TestApp;
   let key: string;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
-  });
-  afterAll(async () => {
-    await app?.close();
+  withRmsApp(store, (started, apiKey) => {
+    app = started;
+    key = apiKey;
   });
 
   it('[DES-021] overlapping venue, brand, channel and area writes all succeed, and the final state is coherent', async () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newArea, newBrand, newChannel, newCompany, newVenue, rmsPartner } from './builders.ts';
+import { newArea, newBrand, newChannel, newCompany, newVenue, rmsPartner, withRmsApp } from './builders.ts';
 
 // The list conventions of spec 4.1 and 8 on every content list, and a property: paging through any
 // filter with any page size returns each matching venue exactly once (RMS-02, RMS-03).
@@ -14,9 +14,9 @@ describeEachStore('content lists', (store) => {
   let key: string;
   let lists: Array<{ name: string; path: string }>;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
+  withRmsApp(store, async (started, apiKey) => {
+    app = started;
+    key = apiKey;
     const company = await newCompany(app, key);
     let venueId = '';
     for (let i = 0; i < N; i++) {
@@ -33,9 +33,6 @@ describeEachStore('content lists', (store) => {
       { name: 'venues', path: '/v1/rms/venues' },
       { name: 'areas', path: `/v1/rms/venues/${venueId}/areas` },
     ];
-  });
-  afterAll(async () => {
-    await app?.close();
   });
 
   const list = (path: string, query: Record<string, string | number> = {}) => app.http.get(path, { token: key, query });
@@ -159,9 +156,9 @@ describeEachStore('content venue list paging (property)', (store) => {
   const CITIES = ['Madrid', 'madrid', 'Sevilla', 'Paris', 'Lyon'];
   const COUNTRIES = ['ES', 'FR', 'PT'];
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
+  withRmsApp(store, async (started, apiKey) => {
+    app = started;
+    key = apiKey;
     // Noise: another partner's venues never show up.
     await newVenue(app, (await rmsPartner(app)).apiKey, { name: 'Alpha' });
     channels = [(await newChannel(app)).id, (await newChannel(app)).id];
@@ -177,9 +174,6 @@ describeEachStore('content venue list paging (property)', (store) => {
       for (const ch of linked) await app.http.put(`/v1/rms/booking-channels/${ch}/link-venues`, { token: key, body: { venues: [v.id] } });
       venues.push({ id: v.id, name, city, countryCode, fbInstalled: fb, igInstalled: ig, channels: linked });
     }
-  });
-  afterAll(async () => {
-    await app?.close();
   });
 
   // Zero to three filters at a time, so that many runs match enough venues to span several pages.

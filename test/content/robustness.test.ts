@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newArea, newBrand, newChannel, newCompany, newVenue, rmsPartner } from './builders.ts';
+import { newArea, newBrand, newChannel, newCompany, newVenue, withRmsApp } from './builders.ts';
 
 // Bad input is always a 4xx with the envelope, never a 5xx (DESIGN 5); every content route is
 // under /v1/rms and fully described in the OpenAPI document.
@@ -12,9 +12,9 @@ describeEachStore('content API robustness', (store) => {
   let key: string;
   let paths: Array<{ method: string; path: string }>;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store, env: { AUTH_FAILURE_LIMIT_PER_MIN: '1000000' } });
-    key = (await rmsPartner(app)).apiKey;
+  withRmsApp(store, async (started, apiKey) => {
+    app = started;
+    key = apiKey;
     const company = await newCompany(app, key);
     const brand = await newBrand(app, key, company.id);
     const venue = await newVenue(app, key, { company: company.id });
@@ -33,10 +33,7 @@ describeEachStore('content API robustness', (store) => {
         .replace('{externalId}', venue.externalId);
       for (const method of Object.keys(ops)) if (method !== 'head') paths.push({ method: method.toUpperCase(), path });
     }
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
+  }, { env: { AUTH_FAILURE_LIMIT_PER_MIN: '1000000' } });
 
   it('[VER-01] [DES-010] every content route is under /v1/rms, with operationId, summary, the content tag, API-key security and error responses', async () => {
     const doc = (await app.http.get('/openapi.json')).body as { paths: Record<string, Record<string, any>> };

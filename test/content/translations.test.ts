@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newArea, newBrand, newCompany, newVenue, rmsPartner } from './builders.ts';
+import { newArea, newBrand, newCompany, newVenue, withRmsApp } from './builders.ts';
 
 const tr = (locale: string, data: Record<string, string | null>) => ({ locale, data: Object.entries(data).map(([field, content]) => ({ field, content })) });
 
@@ -10,12 +10,9 @@ describeEachStore('content translations and x-locale', (store) => {
   let app: TestApp;
   let key: string;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
-  });
-  afterAll(async () => {
-    await app?.close();
+  withRmsApp(store, (started, apiKey) => {
+    app = started;
+    key = apiKey;
   });
 
   const get = (path: string, locale?: string) => app.http.get(path, { token: key, headers: locale ? { 'x-locale': locale } : {} });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
-import { newBrand, newChannel, newCompany, newVenue, rmsPartner, unique, venueBody } from './builders.ts';
+import { newBrand, newChannel, newCompany, newVenue, rmsPartner, unique, venueBody, withRmsApp } from './builders.ts';
 
 const FULL = {
   address: 'Cava Baja 35',
@@ -74,12 +74,9 @@ describeEachStore('content venues', (store) => {
   let app: TestApp;
   let key: string;
 
-  beforeAll(async () => {
-    app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
-  });
-  afterAll(async () => {
-    await app?.close();
+  withRmsApp(store, (started, apiKey) => {
+    app = started;
+    key = apiKey;
   });
 
   describe('create, get, update', () => {

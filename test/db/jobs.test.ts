@@ -11,6 +11,7 @@ import { ManualClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { describeEachStore, describePostgres, newPostgres, newStore } from '../helpers/db.ts';
 import { ROOT } from '../helpers/cli.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const log = createLogger('silent');
 
@@ -185,11 +186,10 @@ describePostgres('durable jobs across processes', () => {
     await db.kysely.transaction().execute(async (tx) => {
       for (let i = 0; i < 300; i++) await scheduleJob(tx, { kind: 'record', runAt: now, payload: { i } }, now);
     });
-    for (let i = 0; i < 600; i++) {
+    await eventually(async () => {
       const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM jobs`.execute(db.kysely);
-      if (rows[0].n === 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      expect(rows[0].n).toBe(0);
+    }, { intervalMs: 100, timeoutMs: 60_000, what: 'every job to run' });
     await Promise.all([killed(a), killed(b)]);
     const { rows } = await sql<{ job_id: string; runs: number; pid: number }>`
       SELECT job_id, count(*) AS runs, min(pid) AS pid FROM test_job_runs GROUP BY job_id`.execute(db.kysely);

@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/db.ts';
 import { ManualClock, systemClock, type Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/server/logger.ts';
-import { startService, type RunningService } from '../../src/service.ts';
+import { startService, type RunningService } from '../../src/app/service.ts';
 import { newStore, type StoreKind } from './db.ts';
 import { HttpClient, testTls } from './http.ts';
 import { writeFileSync } from 'node:fs';

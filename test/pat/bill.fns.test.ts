@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_MINOR, parseAmount, toWire } from '../../src/lib/money.ts';
 import type { PosOrder } from '../../src/pos/pos.schemas.ts';
 import { checkTotals, isSettled, itemOf, orderTotals, paidOf, type PaymentForBill } from '../../src/pat/bill.fns.ts';
-import { fromPosOrder, type StoredCheck, type StoredItem } from '../../src/pat/orders.fns.ts';
+import { fromPosOrder, type StoredCheck, type StoredItem } from '../../src/pos-mirror/orders.fns.ts';
 
 type CheckAmounts = Pick<StoredCheck, 'subtotalMinor' | 'taxMinor' | 'tipMinor' | 'discountMinor'>;
 

@@ -495,7 +495,7 @@ describe('stored bill (billRetrieval false)', () => {
     // A change on the POS shows after the next sync, not before.
     await w.sim.control.addItems(v.posVenueId, pos.id, { items: [{ sku: 'ESP', quantity: 2 }] });
     expect((await w.bill(v, '1')).body.totals.total).toBe(14.5);
-    await w.app.service.app.services.orders.syncVenue(v.venueId);
+    await w.app.service.app.services.orderSync.syncVenue(v.venueId);
     const changed = await w.bill(v, '1');
     expect(changed.body.totals.total).toBe(19.5);
     expect(changed.body.orderId).toBe(after.body.orderId);
@@ -503,7 +503,7 @@ describe('stored bill (billRetrieval false)', () => {
     // And a close on the POS takes the bill away after the next sync.
     await w.sim.control.closeOrder(v.posVenueId, pos.id);
     expect((await w.bill(v, '1')).status).toBe(200);
-    await w.app.service.app.services.orders.syncVenue(v.venueId);
+    await w.app.service.app.services.orderSync.syncVenue(v.venueId);
     expect((await w.bill(v, '1')).status).toBe(404);
   });
 
@@ -513,7 +513,7 @@ describe('stored bill (billRetrieval false)', () => {
     const order = { tables: ['1'], checks: [{ items: [{ sku: 'BURGER', quantity: 2, discount: 1 }, { sku: 'ESP', quantity: 1 }], tax: 1, tip: 0.5, discount: 0.25 }, { items: [{ sku: 'CAKE', quantity: 1 }] }] };
     await w.openOrder(live.posVenueId, order);
     await w.openOrder(stored.posVenueId, order);
-    await w.app.service.app.services.orders.syncVenue(stored.venueId);
+    await w.app.service.app.services.orderSync.syncVenue(stored.venueId);
     const a = (await w.bill(live, '1')).body;
     const b = (await w.bill(stored, '1')).body;
     expect(shapeOf(b)).toEqual(shapeOf(a));
@@ -526,7 +526,7 @@ describe('stored bill (billRetrieval false)', () => {
     const own = await startPatWorld({ env: { POS_TIMEOUT_MS: '10000' } });
     const v = await own.connectVenue({ posType: POS.stored });
     await own.openOrder(v.posVenueId, { tables: ['1'], partySize: 2, checks: [{ items: [{ sku: 'WINE', quantity: 3 }], tax: 2.07 }] });
-    await own.app.service.app.services.orders.syncVenue(v.venueId);
+    await own.app.service.app.services.orderSync.syncVenue(v.venueId);
     const up = await own.bill(v, '1');
     expect(up.status).toBe(200);
     await own.sim.close();

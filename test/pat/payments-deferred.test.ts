@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/lib/clock.ts';
 import { POS, startPatWorld, type ConnectedVenue, type PatWorld } from '../helpers/pat.ts';
 import { describeEachStore } from '../helpers/db.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 // Deferred confirmation (spec 3.1, 4.7; DESIGN 7): the in-request wait, 202 and polling, POS
 // rejections after dispatch, the confirmation deadline, late answers. The service runs on a manual
@@ -34,15 +35,6 @@ describeEachStore('deferred payments', (store) => {
 
   const forwardsTo = async (v: ConnectedVenue) =>
     (await w.sim.control.requests(v.posVenueId)).filter((r) => r.method === 'POST' && r.path.endsWith('/payments'));
-
-  async function until<T>(read: () => Promise<T>, done: (t: T) => boolean, what: string): Promise<T> {
-    for (let i = 0; i < 200; i++) {
-      const value = await read();
-      if (done(value)) return value;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
 
   describe('within the in-request wait', () => {
     it('[PAY-23] [DES-101] the POS confirms within the wait → 200 confirmed', async () => {
@@ -89,15 +81,12 @@ describeEachStore('deferred payments', (store) => {
       expect(replay.status).toBe(202);
       expect(replay.headers['x-idempotent-replay']).toBe('true');
       // The dispatch job polls the POS until it confirms.
-      const confirmed = await until(
-        async () => {
-          await w.app.service.runner.runDue();
-          clock.advance(1000);
-          return w.paymentStatus(v, orderId, body.externalReference);
-        },
-        (r) => r.body.status === 'confirmed',
-        'the POS confirmation',
-      );
+      const confirmed = await eventually(async () => {
+        await w.app.service.runner.runDue();
+        clock.advance(1000);
+        const r = await w.paymentStatus(v, orderId, body.externalReference);
+        return r.body.status === 'confirmed' && r;
+      }, { intervalMs: 50, what: 'the POS confirmation' });
       expect(confirmed.body.confirmedAt).toBeTruthy();
       expect(confirmed.body.orderStatus).toBe('closed');
       const polls = (await w.sim.control.requests(v.posVenueId)).filter((r) => r.method === 'GET' && r.path.includes(`/payments/${res.body.paymentId}`));
@@ -113,15 +102,12 @@ describeEachStore('deferred payments', (store) => {
       const { orderId } = await orderOn(v);
       const externalReference = ref();
       expect((await w.pay(v, orderId, { externalReference, amount: 29, type: 'partial' })).status).toBe(202);
-      const failed = await until(
-        async () => {
-          await w.app.service.runner.runDue();
-          clock.advance(1000);
-          return w.paymentStatus(v, orderId, externalReference);
-        },
-        (r) => r.body.status === 'failed',
-        'the POS rejection',
-      );
+      const failed = await eventually(async () => {
+        await w.app.service.runner.runDue();
+        clock.advance(1000);
+        const r = await w.paymentStatus(v, orderId, externalReference);
+        return r.body.status === 'failed' && r;
+      }, { intervalMs: 50, what: 'the POS rejection' });
       expect(failed.status).toBe(200);
       expect(failed.body).toMatchObject({ failureCode: 'pos_overpaid', confirmedAt: null, orderStatus: 'open' });
     });
@@ -169,21 +155,27 @@ describeEachStore('deferred payments', (store) => {
 
     it('[PAY-31] [DES-104] a POS confirmation after the timeout is not applied; it is recorded for reconciliation', async () => {
       const v = await venueWith({ payment: 'deferred', delayMs: 2500, outcome: 'confirmed' });
-      const { orderId } = await orderOn(v);
+      const { orderId, posOrderId } = await orderOn(v);
       const externalReference = ref();
       expect((await w.pay(v, orderId, { externalReference, amount: 29, type: 'full' })).status).toBe(202);
       clock.advance(120_000);
       await w.app.service.runner.runDue();
       expect((await w.paymentStatus(v, orderId, externalReference)).body.failureCode).toBe('pos_confirmation_timeout');
-      // The simulator confirms 2.5 s after receipt, real time; the late check asks it 30 s (service time) later.
-      await new Promise((r) => setTimeout(r, 2600));
+      // The simulator confirms 2.5 s after receipt, real time (its order closes then); the late check
+      // asks it 30 s (service time) later.
+      await eventually(async () => expect((await w.sim.control.getOrder(v.posVenueId, posOrderId)).status).toBe('closed'), {
+        what: 'the simulator to confirm the payment',
+      });
       clock.advance(30_000);
       await w.app.service.runner.runDue();
       const after = await w.paymentStatus(v, orderId, externalReference);
       expect(after.body).toMatchObject({ status: 'failed', failureCode: 'pos_confirmation_timeout', orderStatus: 'open' });
-      const { rows } = await sql<{ type: string; payload: { externalReference: string } }>`
-        SELECT type, payload FROM events WHERE type = 'payment.late_confirmation'`.execute(w.app.db.kysely);
-      expect(rows.map((r) => r.payload.externalReference)).toContain(externalReference);
+      const { rows } = await sql<{ type: string; data: { externalReference: string; paymentId: string }; partner_id: string; venue_id: string; entity_id: string }>`
+        SELECT type, data, partner_id, venue_id, entity_id FROM outbox WHERE type = 'payment.late_confirmation'`.execute(w.app.db.kysely);
+      expect(rows.map((r) => r.data.externalReference)).toContain(externalReference);
+      // Emitted through the outbox to the partner, scoped to the venue, about the payment.
+      const late = rows.find((r) => r.data.externalReference === externalReference)!;
+      expect(late).toMatchObject({ partner_id: w.partner.partnerId, venue_id: v.venueId, entity_id: late.data.paymentId });
     });
 
     it('[DES-102] PAYMENT_CONFIRMATION_TIMEOUT_S sets the deadline', async () => {
@@ -225,15 +217,12 @@ describeEachStore('deferred payments', (store) => {
       const { orderId } = await orderOn(v);
       const externalReference = ref();
       const res = await w.pay(v, orderId, { externalReference, amount: 29, type: 'full' });
-      const final = res.status === 200 ? res : await until(
-        async () => {
-          clock.advance(2_000);
-          await w.app.service.runner.runDue();
-          return w.paymentStatus(v, orderId, externalReference);
-        },
-        (r) => r.body.status !== 'pending',
-        'the recovered POS',
-      );
+      const final = res.status === 200 ? res : await eventually(async () => {
+        clock.advance(2_000);
+        await w.app.service.runner.runDue();
+        const r = await w.paymentStatus(v, orderId, externalReference);
+        return r.body.status !== 'pending' && r;
+      }, { intervalMs: 50, what: 'the recovered POS' });
       expect(final.body.status).toBe('confirmed');
     });
   });

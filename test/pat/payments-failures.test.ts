@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POS, startPatWorld, type ConnectedVenue, type PatWorld } from '../helpers/pat.ts';
 import { describeEachStore } from '../helpers/db.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 // Immediate venues when the POS fails (spec 7.3, DESIGN 7, 9): 502, nothing recorded, safe retry.
 
@@ -79,11 +80,9 @@ describeEachStore('payment forwarding failures', (store) => {
       const { v, orderId } = await setup({ payment: 'hang' });
       const first = w.pay(v, orderId, { externalReference: ref(), amount: 29, type: 'full' });
       // Wait until the first forward has reached the POS (it hangs there).
-      for (let i = 0; i < 100; i++) {
-        const calls = await w.sim.control.requests(v.posVenueId);
-        if (calls.some((r) => r.method === 'POST' && r.path.endsWith('/payments'))) break;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await eventually(async () => (await w.sim.control.requests(v.posVenueId)).some((r) => r.method === 'POST' && r.path.endsWith('/payments')), {
+        what: 'the forward at the POS',
+      });
       const second = await w.pay(v, orderId, { externalReference: ref(), amount: 29, type: 'full' });
       expect(second.status).toBe(409);
       expect((await first).status).toBe(502);
@@ -94,7 +93,7 @@ describeEachStore('payment forwarding failures', (store) => {
       const { v, orderId } = await (async () => {
         const v = await solo.connectVenue({ posType: POS.stored });
         await solo.openOrder(v.posVenueId, { tables: ['1'], checks: [{ items: [{ sku: 'ESP', quantity: 2 }] }] });
-        await solo.app.service.app.services.orders.syncVenue(v.venueId);
+        await solo.app.service.app.services.orderSync.syncVenue(v.venueId);
         const bill = await solo.bill(v, '1');
         return { v, orderId: bill.body.orderId as string };
       })();

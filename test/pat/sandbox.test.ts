@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, runCli, startServe, type ServeProcess } from '../helpers/cli.ts';
 import { HttpClient, type HttpResponse } from '../helpers/http.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 // Sandbox mode through the real CLI (DESIGN 4, 6.1): `tableside serve --sandbox` on a fresh data
 // directory runs the POS simulator in-process, seeds a partner with two connected venues, tables and
@@ -159,11 +160,14 @@ describe('tableside serve --sandbox', () => {
       body: { externalReference: ref, amount: bill.body.totals.totalDue, type: 'full' },
     });
     expect([200, 202], paid.text).toContain(paid.status);
-    let status = paid.body.status;
     // The integration loop of spec 4.7: poll about once a second until terminal.
-    for (let i = 0; status === 'pending' && i < 60; i++) {
-      await new Promise((r) => setTimeout(r, 1000));
-      status = (await http.get(`/v1/pat/venue/${venueId}/order/${bill.body.orderId}/payment/${ref}`, { token: first.accessToken })).body.status;
+    const poll = async () => (await http.get(`/v1/pat/venue/${venueId}/order/${bill.body.orderId}/payment/${ref}`, { token: first.accessToken })).body.status;
+    let status: string = paid.body.status;
+    if (status === 'pending') {
+      status = await eventually(async () => {
+        const now: string = await poll();
+        return now !== 'pending' && now;
+      }, { intervalMs: 1000, timeoutMs: 60_000, what: 'a terminal status' });
     }
     expect(status).toBe('confirmed');
   });

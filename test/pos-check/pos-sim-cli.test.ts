@@ -9,6 +9,7 @@ import { Agent, request } from 'undici';
 import { afterEach, expect, it, onTestFinished } from 'vitest';
 import { startSimulator, type Simulator } from '../../pos-simulator/src/index.ts';
 import { formatPosCheckReport, posCheckMain, runPosCheck } from '../../src/pos/check/index.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -47,8 +48,7 @@ it('[DES-061] pos-sim --port P --json prints one JSON line, serves the contract 
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const savedData = process.env.TABLESIDE_DATA;
   try {
-    for (let i = 0; i < 300 && !stdout.includes('\n'); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(stdout, stderr).toMatch(/\n$/);
+    await eventually(() => expect(stdout, stderr).toMatch(/\n$/), { what: 'the JSON line of pos-sim' });
     const line = JSON.parse(stdout);
     expect(line).toMatchObject({ baseUrl: `https://127.0.0.1:${port}`, apiKey: expect.any(String), caFile: join(data, 'pos-sim', 'cert.pem') });
     expect(line.venues.map((v: { id: string }) => v.id)).toEqual(['sim-venue-1', 'sim-venue-2']);

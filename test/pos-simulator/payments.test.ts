@@ -3,6 +3,7 @@ import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FailureCode } from '../../pos-simulator/src/index.ts';
 import { DAY_MS, harness, smallVenue, type SimHarness } from './sim-helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 let h: SimHarness;
 beforeEach(async () => {
@@ -119,12 +120,7 @@ describe('behaviour knobs', () => {
     await h.sim.control.setBehaviour('v1', { payment: 'deferred', delayMs: 50, outcome: 'confirmed' });
     const id = await order20();
     expect((await pay(id, { paymentId: 'r', type: 'full', amount: 20 })).status).toBe(202);
-    let state = 'pending';
-    for (let i = 0; i < 100 && state === 'pending'; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      state = (await status(id, 'r')).body.status;
-    }
-    expect(state).toBe('confirmed');
+    await eventually(async () => expect((await status(id, 'r')).body.status).toBe('confirmed'), { what: 'the deferred confirmation' });
   });
 
   it.each(['pos_check_not_found', 'pos_overpaid', 'pos_config_missing'] as FailureCode[])(
@@ -193,11 +189,10 @@ describe('behaviour knobs', () => {
     });
     const outcome = pending.then(() => 'answered', () => 'dropped');
     // The request log shows the forward arrived and has no answer.
-    let logged;
-    for (let i = 0; i < 100 && !logged; i++) {
-      logged = (await h.sim.control.requests('v1')).find((r) => r.method === 'POST' && r.path.endsWith('/payments'));
-      if (!logged) await new Promise((r) => setTimeout(r, 10));
-    }
+    const logged = await eventually(
+      async () => (await h.sim.control.requests('v1')).find((r) => r.method === 'POST' && r.path.endsWith('/payments')) ?? false,
+      { what: 'the forward in the request log' },
+    );
     expect(logged).toMatchObject({ body: { paymentId: 'h' } });
     expect(logged?.status).toBeUndefined();
     expect((await status(id, 'h')).status).toBe(404);

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const logLines: string[] = [];
 const logStream = new Writable({
@@ -82,19 +83,19 @@ describe('logs', () => {
       headers: { 'x-request-id': 'log-test-3' },
     });
     await app.http.get('/v1/pat/venues', { token: 'tat_wrongwrongwrongwrongwrong', headers: { 'x-request-id': 'log-test-4' } });
-    await new Promise((r) => setTimeout(r, 50));
-    const all = logLines.join('\n');
+    // Each request's log line is written when its response ends, so it may trail the response.
     for (const id of ['log-test-1', 'log-test-2', 'log-test-3', 'log-test-4']) {
+      await eventually(() => expect(logLines.some((l) => l.includes(id) && JSON.parse(l).msg === 'request'), id).toBe(true), { what: `the request line of ${id}` });
       const lines = logLines.filter((l) => l.includes(id));
-      expect(lines.length, id).toBeGreaterThan(0);
       for (const line of lines) expect(JSON.parse(line).reqId).toBe(id);
     }
+    const all = logLines.join('\n');
     for (const secret of [partner.token, partner.apiKey!, partner.clientSecret!, 'onboarding-secret-value', 'tat_wrongwrongwrongwrongwrong']) {
       expect(all).not.toContain(secret);
     }
     // A logged object holding a credential is redacted by path.
     app.service.log.info({ accessToken: partner.token, nested: { apiKey: partner.apiKey } }, 'redaction check');
-    await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => expect(logLines.some((l) => l.includes('redaction check'))).toBe(true), { what: 'the redaction check line' });
     expect(logLines.join('\n')).not.toContain(partner.token);
     expect(logLines.join('\n')).not.toContain(partner.apiKey!);
   });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { loadConfig } from '../../src/config.ts';
 import { generateSelfSigned, loadOrCreateSelfSigned } from '../../src/lib/tls.ts';
 import { createLogger } from '../../src/server/logger.ts';
-import { startService } from '../../src/service.ts';
+import { startService } from '../../src/app/service.ts';
 import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
 import { newPglite } from '../helpers/db.ts';
 import { HttpClient } from '../helpers/http.ts';

@@ -1,4 +1,4 @@
-import { zonedDayBounds, zonedWallTime } from './timezones.ts';
+import { zonedDayBounds, zonedWallTime, type WallSecond } from './timezones.ts';
 
 // ISO 8601 dates and date-times as query parameters (analytics `from`/`until`, DESIGN 5 and 9).
 // Accepted, extended format only:
@@ -14,14 +14,8 @@ export interface IsoDate {
   date: string;
 }
 
-export interface IsoDateTime {
+export interface IsoDateTime extends WallSecond {
   kind: 'date-time';
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
   /** The fraction of the second in nanoseconds (0 .. 999 999 999): sub-millisecond digits are kept. */
   nanosecond: number;
   /** Minutes east of UTC; null when the text carries no offset (a wall-clock time). */

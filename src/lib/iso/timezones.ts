@@ -125,14 +125,18 @@ export function zonedDayBounds(date: string, timeZone: string): { start: Date; e
   return { start: new Date(start), end: new Date(nextStart - 1) };
 }
 
-/** A wall-clock date and time (fields as written: month 1-12; millisecond 0-999). */
-export interface WallTime {
+/** A wall-clock date and time to the second (fields as written: month 1-12). */
+export interface WallSecond {
   year: number;
   month: number;
   day: number;
   hour: number;
   minute: number;
   second: number;
+}
+
+/** A wall-clock date and time (millisecond 0-999). */
+export interface WallTime extends WallSecond {
   millisecond: number;
 }
 

@@ -1,57 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import type { OrderStatus, StoredCheck, StoredItem, StoredOrder } from './orders.fns.ts';
+import type { CheckRow, OrderRow, StoredOrder } from './orders.fns.ts';
 
-// SQL for the orders mirrored from POS systems (DESIGN 6.3) and their checks.
-
-export interface OrderRow {
-  id: string;
-  venue_id: string;
-  pos_order_id: string;
-  status: OrderStatus;
-  pos_tables: string[];
-  party_size: number | null;
-  reservation_date: Date | null;
-  currency: string;
-  prepayment_minor: number;
-  open_at: Date;
-  closed_at: Date | null;
-  closed_by: 'pos' | 'pat' | null;
-  pos_updated_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface CheckRow {
-  id: string;
-  order_id: string;
-  check_number: string;
-  status: string;
-  subtotal_minor: number;
-  tax_minor: number;
-  tip_minor: number;
-  discount_minor: number;
-  payment_method: string | null;
-  items: StoredItem[];
-  closed_at: Date | null;
-  voided_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export const checkOfRow = (r: CheckRow): StoredCheck => ({
-  checkNumber: r.check_number,
-  status: r.status,
-  subtotalMinor: r.subtotal_minor,
-  taxMinor: r.tax_minor,
-  tipMinor: r.tip_minor,
-  discountMinor: r.discount_minor,
-  paymentMethod: r.payment_method,
-  items: r.items,
-  closedAt: r.closed_at,
-  voidedAt: r.voided_at,
-});
+// SQL for the orders mirrored from POS systems and their checks (the row shapes are in orders.fns.ts).
 
 export async function findOrder(ex: Executor, venueId: string, orderId: string): Promise<OrderRow | null> {
   const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE id = ${orderId} AND venue_id = ${venueId}`.execute(ex);

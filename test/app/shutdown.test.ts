@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { ControlClient } from '../../pos-simulator/src/index.ts';
 import { startServe } from '../helpers/cli.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { HttpClient } from '../helpers/http.ts';
 
 describe('graceful shutdown', () => {
@@ -24,7 +26,14 @@ describe('graceful shutdown', () => {
       ...auth,
       body: { externalReference: 'during-shutdown', amount: bill.body.totals.totalDue, type: 'full' },
     });
-    await new Promise((r) => setTimeout(r, 400));
+    // SIGTERM once the request is being served: its forward has reached the sandbox's POS.
+    const tls = readFileSync(join(dir, 'tls.crt'), 'utf8');
+    const pos = new ControlClient(sandbox.posSimulator.baseUrl, sandbox.posSimulator.apiKey, tls);
+    onTestFinished(() => pos.close());
+    const posVenueId = sandbox.venues[1].posVenueId;
+    await eventually(async () => (await pos.requests(posVenueId)).some((r) => r.method === 'POST' && r.path.endsWith('/payments')), {
+      what: 'the forward of the in-flight payment at the POS',
+    });
     const exit = server.stop('SIGTERM');
     const res = await inFlight;
     expect(res.status).toBe(200);

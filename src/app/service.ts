@@ -1,16 +1,16 @@
 import { createServer, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { startAdminServer, type AdminServer } from './admin/admin-server.ts';
-import type { Config } from './config.ts';
-import { JobRunner } from './db/jobs.ts';
-import { openStore, type Store } from './db/store.ts';
-import { systemClock, type Clock } from './lib/clock.ts';
-import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from './lib/tls.ts';
-import { loadPosTypes } from './pos/pos-types.ts';
-import { setupSandbox, type SandboxFile } from './sandbox/sandbox.ts';
-import { sandboxPosTypes, startSandboxSimulator, type Simulator } from './sandbox/simulator.ts';
-import { buildApp, type App } from './server/app.ts';
-import { createLogger } from './server/logger.ts';
+import type { Config } from '../config.ts';
+import { JobRunner } from '../db/jobs.ts';
+import { openStore, type Store } from '../db/store.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from '../lib/tls.ts';
+import { startAdminServer, type AdminServer } from '../operator/admin-server.ts';
+import { loadPosTypes } from '../pos/pos-types.ts';
+import { setupSandbox, type SandboxFile } from '../sandbox/sandbox.ts';
+import { sandboxPosTypes, startSandboxSimulator, type Simulator } from '../sandbox/simulator.ts';
+import { createLogger } from '../server/logger.ts';
+import { buildApp, type App } from './app.ts';
 
 // A running Tableside process: the store, the HTTPS API, the job runner, the admin endpoint (when
 // it owns an embedded store) and, in sandbox mode, the sandbox. `close()` shuts down in the order
@@ -78,7 +78,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
         ? { ...loadTlsFiles(config.tlsCertFile, config.tlsKeyFile), certFile: config.tlsCertFile }
         : await loadOrCreateSelfSigned(config.dataDir);
 
-    // POS types from POS_TYPES; in sandbox mode also the in-process simulator (DESIGN 6.1, 6.4).
+    // POS types from POS_TYPES; in sandbox mode also the two types over the in-process simulator.
     const posTypes = loadPosTypes(config.posTypesFile);
     let simulator: Simulator | null = null;
     if (config.sandbox) {
@@ -101,7 +101,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     let admin: AdminServer | null = null;
     if (store.embedded) {
       const adminTls = await loadOrCreateSelfSigned(config.dataDir);
-      admin = await startAdminServer({ dataDir: config.dataDir, tls: adminTls, deps: { db: store.db, clock, config }, log });
+      admin = await startAdminServer({ dataDir: config.dataDir, tls: adminTls, deps: { db: store.db, services: app.services }, log });
       steps.admin = () => admin!.close();
     }
 
@@ -112,9 +112,10 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
         clock,
         log,
         auth: app.services.auth,
-        orders: app.services.orders,
+        venues: app.services.patVenues,
+        connections: app.services.connections,
+        orderSync: app.services.orderSync,
         posTypes,
-        posClients: app.services.posClients,
         dataDir: config.dataDir,
         baseUrl: url,
         posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,

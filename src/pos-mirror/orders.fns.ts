@@ -107,3 +107,55 @@ export function fromPosOrder(order: PosOrder, currency: string): StoredOrder {
     checks,
   };
 }
+
+// ---- stored rows ----
+// The rows of `orders` and `order_checks` as repositories return them; the features that read the
+// mirror (pay-at-table, analytics) use these types, never the repository itself.
+
+export interface OrderRow {
+  id: string;
+  venue_id: string;
+  pos_order_id: string;
+  status: OrderStatus;
+  pos_tables: string[];
+  party_size: number | null;
+  reservation_date: Date | null;
+  currency: string;
+  prepayment_minor: number;
+  open_at: Date;
+  closed_at: Date | null;
+  closed_by: 'pos' | 'pat' | null;
+  pos_updated_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CheckRow {
+  id: string;
+  order_id: string;
+  check_number: string;
+  status: string;
+  subtotal_minor: number;
+  tax_minor: number;
+  tip_minor: number;
+  discount_minor: number;
+  payment_method: string | null;
+  items: StoredItem[];
+  closed_at: Date | null;
+  voided_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const checkOfRow = (r: CheckRow): StoredCheck => ({
+  checkNumber: r.check_number,
+  status: r.status,
+  subtotalMinor: r.subtotal_minor,
+  taxMinor: r.tax_minor,
+  tipMinor: r.tip_minor,
+  discountMinor: r.discount_minor,
+  paymentMethod: r.payment_method,
+  items: r.items,
+  closedAt: r.closed_at,
+  voidedAt: r.voided_at,
+});

@@ -3,51 +3,41 @@ import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Logger } from 'pino';
-import { createAuthService, type AuthService } from '../auth/auth.service.ts';
-import { FailureLimiter } from '../auth/failure-limiter.ts';
-import { oauthRoutes } from '../auth/oauth.routes.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
-import type { JobDefinition } from '../db/jobs.ts';
-import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import type { TlsMaterial } from '../lib/tls.ts';
-import type { PosTypeRegistry } from '../pos/pos-types.ts';
-import { registerAuth } from './auth.ts';
-import { registerErrorHandling, sendError } from './errors.ts';
+import { registerAuth, type Authenticator, type FailureThrottle } from './auth.ts';
+import { registerErrorHandling, sendError, type ErrorMapping } from './errors.ts';
 import { healthRoutes } from './health.routes.ts';
 import { createHttpsOnlyServer } from './https-only.ts';
 import { loggableUrl } from './logger.ts';
 import { registerMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import { validatorCompiler } from './validation.ts';
-import { registerFeatures, type FeatureServices } from './features.ts';
 
-// The composition root of the HTTP service: one Fastify instance over the HTTPS-only server, the
-// cross-cutting parts (request ids, auth, errors, metrics, OpenAPI), then each API family's routes
-// with the services they need.
+// The HTTP platform every feature's routes run on: one Fastify instance over the HTTPS-only server,
+// with request ids, request logs, the error envelopes, the auth hook, body parsing, metrics, the
+// OpenAPI document and the health routes. It knows no feature: the composition root (src/app)
+// hands in how to check credentials and how the modules' own errors map to HTTP, then mounts the
+// features' routes on the instance this returns.
 
-export interface AppDeps {
-  config: Config;
-  db: Db;
-  clock: Clock;
+export interface PlatformDeps {
+  config: Pick<Config, 'trustProxy' | 'publicBaseUrl'>;
+  db: Pick<Db, 'kysely'>;
   tls: TlsMaterial;
   log: Logger;
-  posTypes: PosTypeRegistry;
-}
-
-export interface App {
-  fastify: FastifyInstance;
-  services: FeatureServices & { auth: AuthService };
-  /** Durable job kinds the features run (registered on the process's JobRunner). */
-  jobs: Record<string, JobDefinition<any>>;
+  authenticator: Authenticator;
+  /** Throttles failed authentications per client address (429 past the limit). */
+  throttle: FailureThrottle;
+  errorMappings: readonly ErrorMapping[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const BODY_LIMIT = 1024 * 1024;
 
-export async function buildApp(deps: AppDeps): Promise<App> {
-  const { config, db, clock, tls, log, posTypes } = deps;
+export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstance> {
+  const { config, db, tls, log } = deps;
   const fastify = Fastify({
     loggerInstance: log,
     // One log line per request, written by the onResponse hook below (with the URL's secrets cut).
@@ -75,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       paths.on('GET', route.url, () => {});
     }
   });
-  registerErrorHandling(fastify, (path) => paths.find('GET', path) !== null);
+  registerErrorHandling(fastify, (path) => paths.find('GET', path) !== null, deps.errorMappings);
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -100,13 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await fastify.register(formbody, { bodyLimit: BODY_LIMIT });
   await registerOpenApi(fastify, config.publicBaseUrl);
   registerMetrics(fastify);
-
-  const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
-  const limiter = new FailureLimiter(config.authFailureLimitPerMin);
-  registerAuth(fastify, { auth, limiter });
-
+  registerAuth(fastify, { auth: deps.authenticator, limiter: deps.throttle });
   await fastify.register(healthRoutes, { db });
-  await fastify.register(oauthRoutes, { auth, limiter });
-  const { services, jobs } = await registerFeatures(fastify, { config, db, clock, log, auth, posTypes });
-  return { fastify, services: { ...services, auth }, jobs };
+  return fastify;
 }

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { FailureLimiter } from '../auth/failure-limiter.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/db.ts';
+import type { JobDefinition } from '../db/jobs.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { TlsMaterial } from '../lib/tls.ts';
+import { PosClients } from '../pos/pos-client.ts';
+import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { createPlatform } from '../server/platform.ts';
+import { ERROR_MAPPINGS } from './errors.ts';
+import { mountRoutes } from './routes.ts';
+import { buildServices, type Services } from './services.ts';
+
+// The HTTP service assembled: the services (services.ts) on the platform (src/server), with every
+// feature's routes mounted (routes.ts).
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  tls: TlsMaterial;
+  log: Logger;
+  posTypes: PosTypeRegistry;
+}
+
+export interface App {
+  fastify: FastifyInstance;
+  services: Services;
+  /** Durable job kinds the features run (registered on the process's JobRunner). */
+  jobs: Record<string, JobDefinition<any>>;
+}
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, db, clock, tls, log, posTypes } = deps;
+  const posClients = new PosClients({ timeoutMs: config.posTimeoutMs });
+  const { services, jobs } = buildServices({ config, db, clock, log, posTypes, posClients });
+  const limiter = new FailureLimiter(config.authFailureLimitPerMin);
+  const fastify = await createPlatform({ config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS });
+  fastify.addHook('onClose', async () => posClients.close());
+  await mountRoutes(fastify, services, { posTypes, limiter });
+  return { fastify, services, jobs };
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { analyticsOrdersRoutes } from '../analytics/orders.routes.ts';
+import { analyticsVenuesRoutes } from '../analytics/venues.routes.ts';
+import type { FailureLimiter } from '../auth/failure-limiter.ts';
+import { oauthRoutes } from '../auth/oauth.routes.ts';
+import { areasRoutes } from '../content/areas.routes.ts';
+import { brandsRoutes } from '../content/brands.routes.ts';
+import { channelsRoutes } from '../content/channels.routes.ts';
+import { companiesRoutes } from '../content/companies.routes.ts';
+import { venuesRoutes } from '../content/venues.routes.ts';
+import { onboardingRoutes } from '../onboarding/onboarding.routes.ts';
+import { billRoutes } from '../pat/bill.routes.ts';
+import { paymentsRoutes } from '../pat/payments.routes.ts';
+import { patVenuesRoutes } from '../pat/venues.routes.ts';
+import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import type { Services } from './services.ts';
+
+// Mounts every feature's routes on the platform, each with the services it calls.
+
+export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: { posTypes: PosTypeRegistry; limiter: FailureLimiter }): Promise<void> {
+  await fastify.register(oauthRoutes, { auth: s.auth, limiter: deps.limiter });
+
+  // Content API (/v1/rms)
+  await fastify.register(channelsRoutes, { channels: s.channels });
+  await fastify.register(companiesRoutes, { companies: s.companies });
+  await fastify.register(brandsRoutes, { brands: s.brands });
+  await fastify.register(venuesRoutes, { venues: s.venues });
+  await fastify.register(areasRoutes, { areas: s.areas });
+
+  // Pay-at-table (/v1/pat) and onboarding
+  await fastify.register(patVenuesRoutes, { venues: s.patVenues, contexts: s.contexts, posTypes: deps.posTypes });
+  await fastify.register(billRoutes, { bill: s.bill });
+  await fastify.register(paymentsRoutes, { payments: s.payments });
+  await fastify.register(onboardingRoutes, { onboarding: s.onboarding });
+
+  // Analytics (/v1/pos)
+  await fastify.register(analyticsVenuesRoutes, { venues: s.analyticsVenues });
+  await fastify.register(analyticsOrdersRoutes, { orders: s.analyticsOrders });
+}

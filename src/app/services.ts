@@ -1,0 +1,96 @@
+import type { Logger } from 'pino';
+import { createAnalyticsOrdersService } from '../analytics/orders.service.ts';
+import { createAnalyticsVenuesService } from '../analytics/venues.service.ts';
+import { createAuthService } from '../auth/auth.service.ts';
+import type { Config } from '../config.ts';
+import { createAreasService } from '../content/areas.service.ts';
+import { createBrandsService } from '../content/brands.service.ts';
+import { createChannelsService } from '../content/channels.service.ts';
+import { createCompaniesService } from '../content/companies.service.ts';
+import { createVenuesService } from '../content/venues.service.ts';
+import type { Db } from '../db/db.ts';
+import type { JobDefinition } from '../db/jobs.ts';
+import type { Clock } from '../lib/clock.ts';
+import { createOnboardingService } from '../onboarding/onboarding.service.ts';
+import { createBillService } from '../pat/bill.service.ts';
+import { createPaymentsService } from '../pat/payments.service.ts';
+import { createVenueContexts } from '../pat/venue-context.ts';
+import { createPatVenuesService } from '../pat/venues.service.ts';
+import type { PosClients } from '../pos/pos-client.ts';
+import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { createConnectionsService } from '../pos-mirror/connections.service.ts';
+import { createOrdersService } from '../pos-mirror/orders.service.ts';
+import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
+import { createTablesService } from '../pos-mirror/tables.service.ts';
+
+// Builds every service from narrow dependencies, and collects the durable job kinds they run.
+// No HTTP here: app.ts mounts the routes over these services, and the CLI runs the operator's
+// commands over the same ones (operator.ts). A new feature adds its services here, its routes in
+// routes.ts and its job kinds to `jobs`.
+
+export interface ServiceDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  posTypes: PosTypeRegistry;
+  posClients: PosClients;
+}
+
+export function buildServices(deps: ServiceDeps) {
+  const { config, db, clock, log, posTypes, posClients } = deps;
+  const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
+
+  // Content API (/v1/rms)
+  const channels = createChannelsService({ db, clock });
+  const content = { db, clock, publicBaseUrl: config.publicBaseUrl };
+  const companies = createCompaniesService(content);
+  const brands = createBrandsService(content);
+  const venues = createVenuesService(content);
+  const areas = createAreasService({ db, clock });
+
+  // The POS mirror: connections, tables, orders and their sync
+  const connections = createConnectionsService({ db, clock, log, posTypes, posClients });
+  const orders = createOrdersService({ db, clock, log });
+  const orderSync = createOrderSyncService({ db, clock, log, connections, orders, syncIntervalS: config.orderSyncIntervalS });
+  const tables = createTablesService({ db, clock, log, ttlS: config.posTablesTtlS });
+
+  // Pay-at-table (/v1/pat) and onboarding
+  const contexts = createVenueContexts({ connections });
+  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, publicBaseUrl: config.publicBaseUrl });
+  const bill = createBillService({ db, contexts, tables, orders });
+  const payments = createPaymentsService({
+    db,
+    clock,
+    log,
+    contexts,
+    orders,
+    connections,
+    confirmationTimeoutS: config.paymentConfirmationTimeoutS,
+    inlineWaitMs: config.paymentInlineWaitMs,
+    posTimeoutMs: config.posTimeoutMs,
+  });
+  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections });
+
+  // Analytics (/v1/pos)
+  const analyticsVenues = createAnalyticsVenuesService({ db });
+  const analyticsOrders = createAnalyticsOrdersService({ db });
+
+  /** Every durable job kind and its handler; registered on the process's JobRunner. */
+  const jobs: Record<string, JobDefinition<any>> = {
+    ...payments.jobs(),
+    [ORDER_SYNC_JOB]: orderSync.job(),
+  };
+
+  return {
+    services: {
+      auth, channels, companies, brands, venues, areas,
+      connections, orders, orderSync, tables,
+      contexts, patVenues, bill, payments, onboarding,
+      analyticsVenues, analyticsOrders,
+    },
+    jobs,
+  };
+}
+
+export type Services = ReturnType<typeof buildServices>['services'];

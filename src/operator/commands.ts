@@ -1,0 +1,96 @@
+import { parseAccess, type AuthService } from '../auth/auth.service.ts';
+import type { ChannelsService } from '../content/channels.service.ts';
+import type { Db } from '../db/db.ts';
+import { migrate } from '../db/migrate.ts';
+import { badRequest } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
+import type { ConnectionRow, ConnectionsService } from '../pos-mirror/connections.service.ts';
+
+// The operator's commands: argument checks, then one service call each (the rules live in the
+// services). The CLI runs them against the store itself, or, while a server owns the embedded
+// data directory, asks that server to run them (admin endpoint), so both paths execute the same
+// code (DES-063, DES-064).
+
+/** The services the commands call, built by whoever runs them (the server, or the CLI on its own). */
+export interface OperatorServices {
+  auth: Pick<AuthService, 'createPartner' | 'grantVenue' | 'issueToken' | 'revokeToken' | 'revokeKey'>;
+  channels: Pick<ChannelsService, 'create'>;
+  connections: Pick<ConnectionsService, 'suspend' | 'resume'>;
+}
+
+export interface CommandDeps {
+  db: Db;
+  services: OperatorServices;
+}
+
+type Args = Record<string, unknown>;
+
+function text(args: Args, name: string): string {
+  const value = args[name];
+  if (typeof value !== 'string' || value.trim() === '') throw badRequest(`--${name} is required`);
+  return value.trim();
+}
+
+function optionalInt(args: Args, name: string): number | undefined {
+  const value = args[name];
+  if (value === undefined || value === null) return undefined;
+  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+  if (!Number.isInteger(n)) throw badRequest(`--${name} must be a whole number of seconds`);
+  return n;
+}
+
+export const COMMANDS = {
+  async migrate({ db }: CommandDeps) {
+    return migrate(db);
+  },
+  async 'partner.create'({ services }: CommandDeps, args: Args) {
+    return services.auth.createPartner({ name: text(args, 'name'), access: parseAccess(text(args, 'access')) });
+  },
+  async 'partner.grant'({ services }: CommandDeps, args: Args) {
+    const partnerId = text(args, 'partner');
+    const venueId = text(args, 'venue');
+    await services.auth.grantVenue(partnerId, venueId);
+    return { partnerId, venueId, granted: true };
+  },
+  async 'token.issue'({ services }: CommandDeps, args: Args) {
+    return services.auth.issueToken(text(args, 'partner'), optionalInt(args, 'ttl'));
+  },
+  async 'token.revoke'({ services }: CommandDeps, args: Args) {
+    await services.auth.revokeToken(text(args, 'token'));
+    return { revoked: true };
+  },
+  async 'key.revoke'({ services }: CommandDeps, args: Args) {
+    await services.auth.revokeKey(text(args, 'key'));
+    return { revoked: true };
+  },
+  async 'channel.create'({ services }: CommandDeps, args: Args) {
+    const logo = args.logo === undefined ? undefined : String(args.logo);
+    return services.channels.create({ name: text(args, 'name'), logo });
+  },
+  // A venue's POS connection, switched off and on by the operator (a suspended venue is
+  // temporarily unavailable to pay-at-table and analytics).
+  async 'venue.suspend'({ services }: CommandDeps, args: Args) {
+    return connectionView(await services.connections.suspend(venueArg(args)));
+  },
+  async 'venue.resume'({ services }: CommandDeps, args: Args) {
+    return connectionView(await services.connections.resume(venueArg(args)));
+  },
+} satisfies Record<string, (deps: CommandDeps, args: Args) => Promise<unknown>>;
+
+function venueArg(args: Args): string {
+  const venueId = text(args, 'venue');
+  if (!isUuid(venueId)) throw badRequest('--venue must be a venue id (a UUID)');
+  return venueId;
+}
+
+const connectionView = (row: ConnectionRow) => ({ venueId: row.venue_id, status: row.status, suspendedReason: row.suspended_reason });
+
+export type CommandName = keyof typeof COMMANDS;
+
+export function isCommandName(name: string): name is CommandName {
+  return Object.prototype.hasOwnProperty.call(COMMANDS, name);
+}
+
+export async function runCommand(name: CommandName, args: Args, deps: CommandDeps): Promise<unknown> {
+  return COMMANDS[name](deps, args);
+}

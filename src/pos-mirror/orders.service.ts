@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import type { Db, Executor } from '../db/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { PosOrder } from '../pos/pos.schemas.ts';
+import type { ConnectedVenue } from './connections.service.ts';
+import { checkOfRow, fromPosOrder, type OrderRow, type StoredCheck } from './orders.fns.ts';
+import * as repo from './orders.repository.ts';
+
+// The orders mirrored from each venue's POS: stored as the POS reports them (refreshed live where
+// the POS supports bill retrieval, and by the order sync in sync.service.ts), and closed by the
+// service when a pay-at-table payment settles one. Methods that take an executor join the caller's
+// transaction (a payment locks and closes its order in its own).
+
+export interface OrdersServiceDeps {
+  db: Pick<Db, 'kysely'>;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createOrdersService({ db, clock, log }: OrdersServiceDeps) {
+  async function store(venueId: string, currency: string, order: PosOrder): Promise<OrderRow> {
+    const stored = fromPosOrder(order, currency);
+    return db.kysely.transaction().execute((tx) => repo.upsertOrder(tx, venueId, currency, stored, clock.now()));
+  }
+
+  return {
+    /** Stores a POS order (in the venue's currency) as the POS reports it now. */
+    store,
+
+    /** The open order of a POS table, read live from the POS and stored (billRetrieval true). */
+    async liveOpenOrderForTable(cv: ConnectedVenue, posTableId: string): Promise<OrderRow | null> {
+      const open = await cv.pos.listOrders(cv.connection.pos_venue_id, { status: 'open' });
+      for (const order of open) {
+        if (order.status !== 'open' || !order.tables.includes(posTableId)) continue;
+        const row = await store(cv.venue.id, cv.venue.currency, order);
+        // An order the service already closed (paid through pay-at-table) is not open any more, even
+        // if a POS that is not told (no forwarding) still lists it: the table's next order is the bill.
+        if (row.status === 'open') return row;
+      }
+      return null;
+    },
+
+    storedOpenOrderForTable(cv: ConnectedVenue, posTableId: string): Promise<OrderRow | null> {
+      return repo.findOpenOrderForTable(db.kysely, cv.venue.id, posTableId);
+    },
+
+    /**
+     * Re-reads one order from the POS and stores what it says (before a payment on a venue whose POS
+     * supports bill retrieval, so a close or void made on the POS meanwhile is seen). An order the
+     * POS no longer knows is treated as closed there.
+     */
+    async refresh(cv: ConnectedVenue, order: OrderRow): Promise<OrderRow> {
+      const live = await cv.pos.getOrder(cv.connection.pos_venue_id, order.pos_order_id);
+      if (live) return store(cv.venue.id, cv.venue.currency, live);
+      log.warn({ venueId: cv.venue.id, orderId: order.id }, 'the POS no longer knows an order; treating it as closed');
+      return { ...order, status: order.status === 'open' ? 'closed' : order.status };
+    },
+
+    /** A stored order of the venue; null when the venue has no such order. */
+    find(venueId: string, orderId: string, ex: Executor = db.kysely): Promise<OrderRow | null> {
+      return repo.findOrder(ex, venueId, orderId);
+    },
+
+    /** Locks the order row in the caller's transaction (payments on one order queue behind it). */
+    lock(tx: Executor, orderId: string): Promise<OrderRow> {
+      return repo.lockOrder(tx, orderId);
+    },
+
+    /** The order's open checks (what is still to pay). */
+    async openChecks(orderId: string, ex: Executor = db.kysely): Promise<StoredCheck[]> {
+      return (await repo.listChecks(ex, [orderId])).filter((c) => c.status === 'open').map(checkOfRow);
+    },
+
+    /** Closes an order in the service (a confirmed payment settled it), in the caller's transaction. */
+    closeByPat(tx: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
+      return repo.closeOrderByPat(tx, orderId, now, paymentMethod);
+    },
+  };
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;

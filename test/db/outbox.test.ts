@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openEmbedded, type Db } from '../../src/db/db.ts';
+import { emit } from '../../src/db/outbox.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
+import { describeEachStore, newPostgres, newStore, type StoreKind } from '../helpers/db.ts';
+
+// The outbox (db/outbox.ts): an event is a row written in the transaction of its change, scoped to
+// a partner or a venue, with its type, the id of its entity, its JSON data and when it was written.
+
+const T0 = new Date('2030-01-02T03:04:05.000Z');
+
+async function partnerAndVenue(db: Db): Promise<{ partnerId: string; venueId: string }> {
+  const partnerId = uuidv7();
+  const venueId = uuidv7();
+  await sql`INSERT INTO partners (id, name, access, active, created_at) VALUES (${partnerId}, 'P', ${['pat']}::text[], true, ${T0})`.execute(db.kysely);
+  await sql`INSERT INTO venues (id, name, currency, created_at, updated_at) VALUES (${venueId}, 'V', 'EUR', ${T0}, ${T0})`.execute(db.kysely);
+  return { partnerId, venueId };
+}
+
+const rows = async (db: Db, entityId: string) =>
+  (await sql<Record<string, unknown>>`SELECT partner_id, venue_id, type, entity_id, data, created_at FROM outbox WHERE entity_id = ${entityId}`.execute(db.kysely)).rows;
+
+describeEachStore('the outbox', (store) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await newStore(store);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('an event emitted in a transaction that commits is one row with its scope, type, entity, data and time', async () => {
+    const { partnerId, venueId } = await partnerAndVenue(db);
+    const entityId = uuidv7();
+    await db.kysely.transaction().execute((tx) =>
+      emit(tx, { partnerId, venueId }, { type: 'payment.late_confirmation', entityId, data: { paymentId: entityId, amount: 12.5 } }, T0),
+    );
+    expect(await rows(db, entityId)).toEqual([
+      { partner_id: partnerId, venue_id: venueId, type: 'payment.late_confirmation', entity_id: entityId, data: { paymentId: entityId, amount: 12.5 }, created_at: T0 },
+    ]);
+  });
+
+  it('an event emitted in a transaction that rolls back does not exist', async () => {
+    const { venueId } = await partnerAndVenue(db);
+    const entityId = uuidv7();
+    await expect(
+      db.kysely.transaction().execute(async (tx) => {
+        await emit(tx, { venueId }, { type: 'venue.onboarded', entityId, data: { venueId } }, T0);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await rows(db, entityId)).toEqual([]);
+  });
+
+  it('an event needs a recipient (a partner or a venue) and a dotted type; the table refuses a row without a recipient too', async () => {
+    const entityId = uuidv7();
+    await expect(emit(db.kysely, { venueId: null as unknown as string }, { type: 'venue.onboarded', entityId, data: {} }, T0)).rejects.toThrow(/partner or a venue/);
+    const { venueId } = await partnerAndVenue(db);
+    await expect(emit(db.kysely, { venueId }, { type: 'VenueOnboarded', entityId, data: {} }, T0)).rejects.toThrow(/dotted/);
+    await expect(
+      sql`INSERT INTO outbox (id, type, entity_id, data, created_at) VALUES (${uuidv7()}, 'venue.onboarded', ${entityId}, '{}'::jsonb, ${T0})`.execute(db.kysely),
+    ).rejects.toThrow(/outbox_scope/);
+    expect(await rows(db, entityId)).toEqual([]);
+  });
+});
+
+/** A store with no migration applied yet. */
+async function blankStore(kind: StoreKind): Promise<Db> {
+  return kind === 'pglite' ? openEmbedded() : newPostgres({ migrate: false });
+}
+
+describeEachStore('migration 009: the events table becomes the outbox', (store) => {
+  it('rows written before keep their data and get their venue scope and entity id', async () => {
+    const db = await blankStore(store);
+    try {
+      const dir = join(import.meta.dirname, '../../src/db/migrations');
+      const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+      const run = (file: string) => sql.raw(readFileSync(join(dir, file), 'utf8')).execute(db.kysely);
+      for (const file of files.filter((f) => f < '009')) await run(file);
+      const { partnerId, venueId } = await partnerAndVenue(db);
+      const paymentId = uuidv7();
+      await sql`INSERT INTO events (id, partner_id, type, payload, created_at) VALUES
+                  (${uuidv7()}, ${partnerId}, 'payment.late_confirmation', ${JSON.stringify({ paymentId, venueId })}::jsonb, ${T0}),
+                  (${uuidv7()}, NULL, 'venue.onboarded', ${JSON.stringify({ venueId })}::jsonb, ${T0})`.execute(db.kysely);
+      await run(files.find((f) => f.startsWith('009'))!);
+      const { rows: after } = await sql<Record<string, unknown>>`
+        SELECT partner_id, venue_id, type, entity_id, data FROM outbox ORDER BY type`.execute(db.kysely);
+      expect(after).toEqual([
+        { partner_id: partnerId, venue_id: venueId, type: 'payment.late_confirmation', entity_id: paymentId, data: { paymentId, venueId } },
+        { partner_id: null, venue_id: venueId, type: 'venue.onboarded', entity_id: venueId, data: { venueId } },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+});
