@@ -21,8 +21,8 @@ export function posSimCertDir(): string {
   return resolve(process.env.TABLESIDE_DATA ?? '.tableside', 'pos-sim');
 }
 
-async function localCertificate(): Promise<{ tls: TlsPair; certFile: string }> {
-  const dir = posSimCertDir();
+/** The certificate and key kept in `dir` (created on first use); shared with `rms-sim`. */
+export async function localCertificate(dir = posSimCertDir()): Promise<{ tls: TlsPair; certFile: string }> {
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
   try {

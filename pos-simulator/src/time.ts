@@ -52,10 +52,11 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
-interface Parts { y: number; mo: number; d: number; h: number; mi: number; s: number }
+export interface Parts { y: number; mo: number; d: number; h: number; mi: number; s: number }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-function partsIn(timeZone: string, epochMs: number): Parts {
+/** Wall-clock parts of an instant in timeZone (also used by the RMS simulator's slot engine). */
+export function partsIn(timeZone: string, epochMs: number): Parts {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
@@ -69,7 +70,7 @@ function partsIn(timeZone: string, epochMs: number): Parts {
 }
 
 /** Offset of timeZone from UTC at that instant, in minutes (e.g. +60 for Paris in winter). */
-function offsetMinutes(timeZone: string, epochMs: number): number {
+export function offsetMinutes(timeZone: string, epochMs: number): number {
   const p = partsIn(timeZone, epochMs);
   const asUtc = Date.UTC(p.y, p.mo - 1, p.d, p.h, p.mi, p.s);
   return Math.round((asUtc - (epochMs - (epochMs % 1000 + 1000) % 1000)) / 60_000);
