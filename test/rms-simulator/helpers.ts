@@ -19,6 +19,7 @@ let keys = 0;
 
 export async function harness(opts: RmsSimulatorOptions = {}): Promise<RmsHarness> {
   const sim = await startRmsSimulator(opts);
+  let closing: Promise<void> | undefined;
   const agent = new Agent({ connect: { ca: sim.ca } });
   const call: RmsHarness['call'] = async (method, path, o = {}) => {
     const auth = o.auth ?? true;
@@ -42,9 +43,12 @@ export async function harness(opts: RmsSimulatorOptions = {}): Promise<RmsHarnes
     sim,
     call,
     book: (body, key = `test-key-${++keys}`) => call('POST', '/booking', { body, key }),
-    async close() {
-      await agent.close();
-      await sim.close();
+    close: () => {
+      closing ??= (async () => {
+        await agent.close();
+        await sim.close();
+      })();
+      return closing;
     },
   };
 }
