@@ -3,7 +3,7 @@
 
 import Type from 'typebox';
 import { BROKEN_MODES } from './broken.ts';
-import { ERROR_CODES, OPERATIONS, WEEKDAYS } from './types.ts';
+import { ERROR_CODES, OPERATIONS, WEEKDAYS, type FailureKnobs, type Operation, type RmsErrorCode } from './types.ts';
 import { LOCAL_DATE } from './contract.schemas.ts';
 
 const Covers = Type.Integer({ minimum: 1, maximum: 1000 });
@@ -75,7 +75,14 @@ export const FailuresBody = Type.Object({
   /** How many affected requests before the knobs clear themselves; null or absent: until changed. */
   count: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
 }, { additionalProperties: false });
-export type FailuresInput = Type.Static<typeof FailuresBody>;
+/** Written out: Static<> of unions built with .map() loses the literal types. */
+export interface FailuresInput {
+  mode?: FailureKnobs['mode'];
+  slowMs?: number;
+  force402?: RmsErrorCode | null;
+  operations?: Operation[] | null;
+  count?: number | null;
+}
 
 export const SeatBody = Type.Object({
   /** POS table ids for the seated event; default: the posTableId of the booking's tables. */
