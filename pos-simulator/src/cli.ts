@@ -55,7 +55,13 @@ export async function runPosSim(opts: PosSimOptions = {}): Promise<void> {
     );
   }
 
-  await new Promise<void>((done) => {
+  await untilSignal();
+  await sim.close();
+}
+
+/** Resolves on the first SIGTERM or SIGINT (shared with `rms-sim`). */
+export function untilSignal(): Promise<void> {
+  return new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
@@ -64,5 +70,4 @@ export async function runPosSim(opts: PosSimOptions = {}): Promise<void> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
-  await sim.close();
 }

@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { localCertificate } from '../../pos-simulator/src/cli.ts';
+import { localCertificate, untilSignal } from '../../pos-simulator/src/cli.ts';
 import { startRmsSimulator } from './index.ts';
 
 export interface RmsSimOptions {
@@ -52,14 +52,6 @@ export async function runRmsSim(opts: RmsSimOptions = {}): Promise<void> {
     );
   }
 
-  await new Promise<void>((done) => {
-    const stop = () => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      done();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-  });
+  await untilSignal();
   await sim.close();
 }

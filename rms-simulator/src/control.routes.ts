@@ -5,15 +5,15 @@
 
 import type { FastifyInstance } from 'fastify';
 import { bearerMatches } from '../../pos-simulator/src/auth.ts';
-import { parseIsoInstant } from '../../pos-simulator/src/time.ts';
+import { clockRoutes } from '../../pos-simulator/src/control.routes.ts';
 import { STAFF_ACTIONS, type StaffAction } from './bookings.fns.ts';
 import type { BrokenMode } from './broken.ts';
 import { LOG_KEY, emptyBodyIsEmptyObject, type RmsLoggedRequest } from './contract.routes.ts';
 import {
-  BrokenBody, ClockBody, FailuresBody, FeedPushBody, NotifyBody, SeatBody, TargetBody, VenueBody,
-  type ClockInput, type FailuresInput, type FeedPushInput, type NotifyInput, type SeatInput, type TargetInput, type VenueInput,
+  BrokenBody, FailuresBody, FeedPushBody, NotifyBody, SeatBody, TargetBody, VenueBody,
+  type FailuresInput, type FeedPushInput, type NotifyInput, type SeatInput, type TargetInput, type VenueInput,
 } from './control.schemas.ts';
-import { RmsError, badRequest, notFound } from './errors.ts';
+import { RmsError, notFound } from './errors.ts';
 import type { ServerDeps } from './server.ts';
 
 type V = { venueId: string };
@@ -96,22 +96,7 @@ export async function controlRoutes(app: FastifyInstance, deps: ServerDeps): Pro
   });
 
   // ---- clock, broken modes, reset ----
-  const clockView = () => ({ now: new Date(store.now()).toISOString(), frozen: store.clock.snapshot().frozenAt !== null });
-  app.get('/_control/clock', async () => clockView());
-  app.post<{ Body: ClockInput }>('/_control/clock', { schema: { body: ClockBody } }, async (request) => {
-    const { set, advanceMs, frozen } = request.body;
-    // Stop first, so `{ set, frozen: true }` stops exactly at `set`.
-    if (frozen === true) store.clock.freeze(true);
-    if (set !== undefined) {
-      const ms = parseIsoInstant(set);
-      if (ms === null) throw badRequest('set is not an ISO 8601 instant', { set: ['not an ISO 8601 instant'] });
-      store.clock.set(ms);
-    }
-    if (advanceMs !== undefined) store.clock.advance(advanceMs);
-    if (frozen === false) store.clock.freeze(false);
-    store.save();
-    return clockView();
-  });
+  clockRoutes(app, store.clock, () => store.save());
   app.get('/_control/broken', async () => ({ mode: store.broken }));
   app.put<{ Body: { mode: BrokenMode | null } }>('/_control/broken', { schema: { body: BrokenBody } }, async (request) => {
     store.setBroken(request.body.mode);

@@ -125,8 +125,8 @@ export const NotifyBody = Type.Object({
 }, { additionalProperties: false });
 export type NotifyInput = Type.Static<typeof NotifyBody>;
 
-// The clock body is the POS simulator's: both simulators move time the same way.
-export { ClockBody, type ClockInput } from '../../pos-simulator/src/control.schemas.ts';
+// The clock body and its route are the POS simulator's: both simulators move time the same way.
+export type { ClockInput } from '../../pos-simulator/src/control.schemas.ts';
 
 export const BrokenBody = Type.Object({
   mode: Type.Union([...Object.keys(BROKEN_MODES).map((m) => Type.Literal(m)), Type.Null()]),

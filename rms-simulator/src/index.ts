@@ -2,8 +2,8 @@
 // client. It is a fake of an outside system and imports nothing from the service's src/.
 
 import type { FastifyRequest } from 'fastify';
-import type { AddressInfo } from 'node:net';
 import { RequestLog } from '../../pos-simulator/src/request-log.ts';
+import { listenLocal } from '../../pos-simulator/src/server.ts';
 import { selfSignedLocalhost, type TlsPair } from '../../pos-simulator/src/tls.ts';
 import { createBookingsService } from './bookings.service.ts';
 import { isBrokenMode, type BrokenMode } from './broken.ts';
@@ -76,11 +76,7 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
   const app = buildServer(tls, { store, log, venues, bookings, failures, outbound, parked, sleep }, opts.logger ?? false);
-  const host = opts.host ?? '127.0.0.1';
-  await app.listen({ port: opts.port ?? 0, host });
-  const { port } = app.server.address() as AddressInfo;
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const baseUrl = `https://${urlHost}:${port}`;
+  const baseUrl = await listenLocal(app, opts.host, opts.port);
   const control = new RmsControlClient(baseUrl, store.apiKey, tls.cert);
 
   let closed: Promise<void> | undefined;

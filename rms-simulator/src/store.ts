@@ -4,7 +4,8 @@
 // writes then needs no queue.
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeJsonAtomically } from '../../pos-simulator/src/store.ts';
 import { SimClock, type ClockState } from '../../pos-simulator/src/time.ts';
 import { isBrokenMode, type BrokenMode } from './broken.ts';
 import type { BookingState, FailureKnobs, TablesideTarget, VenueConfig } from './types.ts';
@@ -131,8 +132,6 @@ export class RmsStore {
   save(): void {
     if (!this.stateFile) return;
     this.state.clock = this.clock.snapshot();
-    const tmp = `${this.stateFile}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.state, null, 2));
-    renameSync(tmp, this.stateFile);
+    writeJsonAtomically(this.stateFile, this.state);
   }
 }

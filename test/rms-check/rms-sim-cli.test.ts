@@ -1,29 +1,14 @@
 // `tableside rms-sim` as a process (BKG-10) and `tableside rms-check`'s output and exit codes (DES-141).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterEach, expect, it, onTestFinished } from 'vitest';
 import { startRmsSimulator, type RmsSimulator } from '../../rms-simulator/src/index.ts';
 import { RULES, rmsCheckMain } from '../../src/rms/check/index.ts';
 import { ROOT, jsonOf, runCli } from '../helpers/cli.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-function sink(): Writable & { text: string } {
-  const s = new Writable({ write(chunk, _enc, done) { s.text += String(chunk); done(); } }) as Writable & { text: string };
-  s.text = '';
-  return s;
-}
+import { freePort, sink } from '../helpers/streams.ts';
 
 let sim: RmsSimulator | undefined;
 afterEach(async () => {
