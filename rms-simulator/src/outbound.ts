@@ -75,7 +75,8 @@ export function createOutbound(store: RmsStore, opts: OutboundOptions = {}) {
           authorization: `Bearer ${target.apiKey}`,
           'content-type': 'application/json',
           'webhook-id': entry.id,
-          'webhook-timestamp': String(Math.floor(store.now() / 1000)),
+          // Real time, not the simulator clock: it is transport metadata a receiver may check for freshness.
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
           'user-agent': 'tableside-rms-simulator',
         },
         body: JSON.stringify(entry.body),

@@ -114,7 +114,7 @@ describe('bookings', () => {
     expect((await h.call('GET', '/booking/nope')).status).toBe(404);
   });
 
-  it('[BKG-07] the same Idempotency-Key and body answers the same booking and creates nothing; another body is 409; no key is 400', async () => {
+  it('the same Idempotency-Key and body answers the same booking and creates nothing; another body is 409; no key is 400', async () => {
     const first = await h.book(bookingBody(), 'key-1');
     const again = await h.book(bookingBody(), 'key-1');
     expect(again.status).toBe(200);
