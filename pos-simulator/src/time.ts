@@ -65,7 +65,9 @@ export function partsIn(timeZone: string, epochMs: number): Parts {
     });
     formatters.set(timeZone, f);
   }
-  const get = (type: string) => Number(f.formatToParts(epochMs).find((p) => p.type === type)?.value);
+  // One formatToParts per call: it is the slow part (the RMS engine calls this per candidate slot).
+  const parts = f.formatToParts(epochMs);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') };
 }
 

@@ -61,12 +61,13 @@ const overlaps = (aStart: number, aEnd: number, bStart: number, bEnd: number) =>
 /** Tables for the party at [start, end), or null: the first option that holds it with every table free. */
 export function findTables(
   venue: VenueConfig, bookings: readonly Occupancy[], partySize: number, start: number, end: number, areaId: string | null,
+  options: readonly SeatingOption[] = seatingOptions(venue, areaId),
 ): string[] | null {
   const busy = new Set<string>();
   for (const b of bookings) {
     if (HOLDING.has(b.status) && overlaps(start, end, b.start, b.end)) for (const t of b.tables) busy.add(t);
   }
-  const option = seatingOptions(venue, areaId).find((o) =>
+  const option = options.find((o) =>
     o.minCovers <= partySize && partySize <= o.maxCovers && o.tables.every((t) => !busy.has(t)));
   return option ? option.tables : null;
 }
@@ -100,7 +101,9 @@ export function decide(venue: VenueConfig, bookings: readonly Occupancy[], reque
 }
 
 /** `decide` for a start already known to be one of the venue's seating starts. */
-function decideOnGrid(venue: VenueConfig, bookings: readonly Occupancy[], request: BookingRequest, now: number): Decision {
+function decideOnGrid(
+  venue: VenueConfig, bookings: readonly Occupancy[], request: BookingRequest, now: number, options?: readonly SeatingOption[],
+): Decision {
   const { partySize, start, areaId } = request;
   if (!partySizeInRange(venue, partySize)) {
     return { ok: false, code: 'party_size_out_of_range', reason: `party size ${partySize} is outside ${venue.minCovers}..${venue.maxCovers}` };
@@ -112,7 +115,7 @@ function decideOnGrid(venue: VenueConfig, bookings: readonly Occupancy[], reques
     return { ok: false, code: 'slot_unavailable', reason: 'the slot is fully paced' };
   }
   const end = start + turnMinutes(venue, partySize) * 60_000;
-  const tables = findTables(venue, bookings, partySize, start, end, areaId);
+  const tables = findTables(venue, bookings, partySize, start, end, areaId, options);
   if (!tables) return { ok: false, code: 'slot_unavailable', reason: 'no free table or combination holds the party' };
   return { ok: true, tables, end };
 }
@@ -124,8 +127,9 @@ function decideOnGrid(venue: VenueConfig, bookings: readonly Occupancy[], reques
  */
 export function countSpots(venue: VenueConfig, bookings: readonly Occupancy[], request: BookingRequest, now: number): number {
   const placed: Occupancy[] = [...bookings];
+  const options = seatingOptions(venue, request.areaId);
   for (let n = 0; n < MAX_SPOTS; n++) {
-    const d = decideOnGrid(venue, placed, request, now);
+    const d = decideOnGrid(venue, placed, request, now, options);
     if (!d.ok) return n;
     placed.push({ id: `hypothetical-${n}`, status: 'confirmed', partySize: request.partySize, start: request.start, end: d.end, tables: d.tables });
   }
@@ -146,19 +150,30 @@ export interface AvailabilityAnswer { durationSec: number; slots: Slot[] }
 /**
  * GET /availability for a venue-local date: every seating start of the day with totalSpots (parties
  * of this size an empty venue would take) and openSpots (how many it takes now). A party size the
- * venue never seats gets no slots.
+ * venue never seats gets no slots. `starts` may be passed when the caller already has the day's
+ * seating starts (the feed asks for many party sizes of one day).
  */
 export function availability(
   venue: VenueConfig, bookings: readonly Occupancy[], date: string, partySize: number, areaId: string | null, now: number,
+  starts: readonly number[] = slotStarts(venue, date),
 ): AvailabilityAnswer {
   const durationSec = turnMinutes(venue, partySize) * 60;
-  if (!partySizeInRange(venue, partySize)) return { durationSec, slots: [] };
+  if (!partySizeInRange(venue, partySize) || starts.length === 0) return { durationSec, slots: [] };
   const terms = paymentTerms(venue);
-  const slots = slotStarts(venue, date).map((start) => {
+  // Capacity of the empty venue ignores "now" (a slot too close to book still has its seats) and
+  // is the same at every start, so it is counted once.
+  const totalSpots = countSpots(venue, [], { partySize, start: starts[0], areaId }, Number.NEGATIVE_INFINITY);
+  // Only bookings that can touch this day's seatings matter (turn times are at most 12 h); with
+  // none, every slot far enough ahead is as open as the empty venue.
+  const first = starts[0];
+  const last = starts[starts.length - 1];
+  const relevant = bookings.filter((b) => HOLDING.has(b.status) && b.end > first && b.start < last + 12 * 3600_000);
+  const advanceMs = venue.company.minAdvanceBooking * 1000;
+  const slots = starts.map((start) => {
     const request = { partySize, start, areaId };
-    // Capacity of the empty venue ignores "now": a slot too close to book still has its seats.
-    const totalSpots = countSpots(venue, [], request, Number.NEGATIVE_INFINITY);
-    const openSpots = Math.min(totalSpots, countSpots(venue, bookings, request, now));
+    const openSpots = relevant.length === 0
+      ? (start - now >= advanceMs ? totalSpots : 0)
+      : Math.min(totalSpots, countSpots(venue, relevant, request, now));
     return { startSec: Math.floor(start / 1000), totalSpots, openSpots, ...terms };
   });
   return { durationSec, slots };

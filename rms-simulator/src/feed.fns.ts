@@ -1,7 +1,7 @@
 // The availability feed the RMS pushes to Tableside (DESIGN 8.3b): one record per venue x
 // venue-local date x party size, holding that day's 8.2 slots, split into shards numbered from 0.
 
-import { availability } from './availability.fns.ts';
+import { availability, slotStarts } from './availability.fns.ts';
 import type { Occupancy, Slot, VenueConfig } from './types.ts';
 import { addDays, localDateOf } from './zoned.fns.ts';
 
@@ -28,8 +28,9 @@ export function feedRecords(venues: readonly VenueConfig[], bookings: readonly (
     const first = plan.startDate ?? localDateOf(venue.timezone, now);
     for (let i = 0; i < plan.days; i++) {
       const date = addDays(first, i);
+      const starts = slotStarts(venue, date);
       for (const partySize of plan.partySizes ?? defaultPartySizes(venue)) {
-        const a = availability(venue, own, date, partySize, null, now);
+        const a = availability(venue, own, date, partySize, null, now, starts);
         records.push({ venueId: venue.id, date, partySize, duration: a.durationSec, slotData: a.slots });
       }
     }
