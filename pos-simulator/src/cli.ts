@@ -21,8 +21,8 @@ export function posSimCertDir(): string {
   return resolve(process.env.TABLESIDE_DATA ?? '.tableside', 'pos-sim');
 }
 
-async function localCertificate(): Promise<{ tls: TlsPair; certFile: string }> {
-  const dir = posSimCertDir();
+/** The certificate and key kept in `dir` (created on first use); shared with `rms-sim`. */
+export async function localCertificate(dir = posSimCertDir()): Promise<{ tls: TlsPair; certFile: string }> {
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
   try {
@@ -55,7 +55,13 @@ export async function runPosSim(opts: PosSimOptions = {}): Promise<void> {
     );
   }
 
-  await new Promise<void>((done) => {
+  await untilSignal();
+  await sim.close();
+}
+
+/** Resolves on the first SIGTERM or SIGINT (shared with `rms-sim`). */
+export function untilSignal(): Promise<void> {
+  return new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGTERM', stop);
       process.off('SIGINT', stop);
@@ -64,5 +70,4 @@ export async function runPosSim(opts: PosSimOptions = {}): Promise<void> {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   });
-  await sim.close();
 }

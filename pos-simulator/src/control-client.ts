@@ -23,6 +23,28 @@ export interface ClockView { now: string; frozen: boolean }
 
 const enc = encodeURIComponent;
 
+/**
+ * One JSON call to a simulator's control API with its Bearer key; a status >= 300 throws
+ * ControlError. Shared with the RMS simulator's control client.
+ */
+export async function controlCall<T>(
+  agent: Agent, baseUrl: string, apiKey: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown,
+): Promise<T> {
+  const res = await request(`${baseUrl}${path}`, {
+    method,
+    dispatcher: agent,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.body.text();
+  const parsed: unknown = text === '' ? undefined : JSON.parse(text);
+  if (res.statusCode >= 300) throw new ControlError(method, path, res.statusCode, parsed);
+  return parsed as T;
+}
+
 export class ControlClient {
   private readonly agent: Agent;
 
@@ -34,20 +56,8 @@ export class ControlClient {
     this.agent = new Agent({ connect: { ca }, connections: 8 });
   }
 
-  private async call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${this.baseUrl}${path}`, {
-      method,
-      dispatcher: this.agent,
-      headers: {
-        authorization: `Bearer ${this.apiKey}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.body.text();
-    const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-    if (res.statusCode >= 300) throw new ControlError(method, path, res.statusCode, parsed);
-    return parsed as T;
+  private call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    return controlCall<T>(this.agent, this.baseUrl, this.apiKey, method, path, body);
   }
 
   // ---- venues ----

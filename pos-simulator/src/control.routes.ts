@@ -14,7 +14,7 @@ import type { OrdersService } from './orders.service.ts';
 import type { PaymentsService } from './payments.service.ts';
 import type { RequestLog } from './request-log.ts';
 import type { SimStore } from './store.ts';
-import { parseIsoInstant } from './time.ts';
+import { parseIsoInstant, type SimClock } from './time.ts';
 import type { TableState, VenueBehaviour } from './types.ts';
 import type { MenuInput, VenuesService } from './venues.service.ts';
 
@@ -85,22 +85,9 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
   });
 
   // ---- clock, broken modes, reset ----
-  const clockView = () => ({ now: new Date(store.now()).toISOString(), frozen: store.clock.snapshot().frozenAt !== null });
-  app.get('/_control/clock', async () => clockView());
-  app.post<{ Body: ClockInput }>('/_control/clock', { schema: { body: ClockBody } }, async (request) => {
-    const { set, advanceMs, frozen } = request.body;
-    // Stop first, so `{ set, frozen: true }` stops exactly at `set`.
-    if (frozen === true) store.clock.freeze(true);
-    if (set !== undefined) {
-      const ms = parseIsoInstant(set);
-      if (ms === null) throw badRequest('set is not an ISO 8601 instant');
-      store.clock.set(ms);
-    }
-    if (advanceMs !== undefined) store.clock.advance(advanceMs);
-    if (frozen === false) store.clock.freeze(false);
+  clockRoutes(app, store.clock, () => {
     store.save();
     payments.settleDue();
-    return clockView();
   });
   app.get('/_control/broken', async () => ({ mode: store.broken }));
   app.put<{ Body: { mode: BrokenMode | null } }>('/_control/broken', { schema: { body: BrokenBody } }, async (request) => {
@@ -112,5 +99,25 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
     store.reset();
     log.clear();
     return reply.code(204).send();
+  });
+}
+
+/** GET/POST /_control/clock on a simulator clock; `changed` runs after every move (shared with the RMS simulator). */
+export function clockRoutes(app: FastifyInstance, clock: SimClock, changed: () => void): void {
+  const clockView = () => ({ now: new Date(clock.now()).toISOString(), frozen: clock.snapshot().frozenAt !== null });
+  app.get('/_control/clock', async () => clockView());
+  app.post<{ Body: ClockInput }>('/_control/clock', { schema: { body: ClockBody } }, async (request) => {
+    const { set, advanceMs, frozen } = request.body;
+    // Stop first, so `{ set, frozen: true }` stops exactly at `set`.
+    if (frozen === true) clock.freeze(true);
+    if (set !== undefined) {
+      const ms = parseIsoInstant(set);
+      if (ms === null) throw badRequest('set is not an ISO 8601 instant');
+      clock.set(ms);
+    }
+    if (advanceMs !== undefined) clock.advance(advanceMs);
+    if (frozen === false) clock.freeze(false);
+    changed();
+    return clockView();
   });
 }

@@ -2,13 +2,12 @@
 // control client. It is a fake of an outside system and imports nothing from the service's src/.
 
 import type { FastifyRequest } from 'fastify';
-import type { AddressInfo } from 'node:net';
 import { isBrokenMode, type BrokenMode } from './broken.ts';
 import { ControlClient } from './control-client.ts';
 import { createOrdersService } from './orders.service.ts';
 import { createPaymentsService } from './payments.service.ts';
 import { RequestLog } from './request-log.ts';
-import { buildServer } from './server.ts';
+import { buildServer, listenLocal } from './server.ts';
 import { SimStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
 import { selfSignedLocalhost, type TlsPair } from './tls.ts';
 import { createVenuesService } from './venues.service.ts';
@@ -61,11 +60,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
   const app = buildServer(tls, { store, log, venues, orders, payments, parked }, opts.logger ?? false);
-  const host = opts.host ?? '127.0.0.1';
-  await app.listen({ port: opts.port ?? 0, host });
-  const { port } = app.server.address() as AddressInfo;
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  const baseUrl = `https://${urlHost}:${port}`;
+  const baseUrl = await listenLocal(app, opts.host, opts.port);
   const control = new ControlClient(baseUrl, store.apiKey, tls.cert);
 
   let closed: Promise<void> | undefined;

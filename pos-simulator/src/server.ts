@@ -1,6 +1,7 @@
 // Fastify assembly of the simulator: HTTPS listener, JSON errors, contract and control routes.
 
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { AddressInfo } from 'node:net';
 import { controlRoutes } from './control.routes.ts';
 import { contractRoutes, type ContractDeps } from './contract.routes.ts';
 import { SimError } from './errors.ts';
@@ -38,4 +39,12 @@ export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): Fa
   app.register(async (scope) => contractRoutes(scope, deps));
   app.register(async (scope) => controlRoutes(scope, deps));
   return app;
+}
+
+/** Listens on host:port (default 127.0.0.1, any free port) and answers the https base URL (shared with the RMS simulator). */
+export async function listenLocal(app: FastifyInstance, host = '127.0.0.1', port = 0): Promise<string> {
+  await app.listen({ port, host });
+  const { port: bound } = app.server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return `https://${urlHost}:${bound}`;
 }

@@ -125,8 +125,13 @@ export class SimStore {
   save(): void {
     if (!this.stateFile) return;
     this.state.clock = this.clock.snapshot();
-    const tmp = `${this.stateFile}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.state, null, 2));
-    renameSync(tmp, this.stateFile);
+    writeJsonAtomically(this.stateFile, this.state);
   }
+}
+
+/** Temp file + rename: a crash mid-write leaves the previous complete file (shared with the RMS simulator). */
+export function writeJsonAtomically(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2));
+  renameSync(tmp, file);
 }

@@ -52,10 +52,11 @@ export function isValidTimeZone(timeZone: string): boolean {
   }
 }
 
-interface Parts { y: number; mo: number; d: number; h: number; mi: number; s: number }
+export interface Parts { y: number; mo: number; d: number; h: number; mi: number; s: number }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-function partsIn(timeZone: string, epochMs: number): Parts {
+/** Wall-clock parts of an instant in timeZone (also used by the RMS simulator's slot engine). */
+export function partsIn(timeZone: string, epochMs: number): Parts {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
@@ -64,12 +65,14 @@ function partsIn(timeZone: string, epochMs: number): Parts {
     });
     formatters.set(timeZone, f);
   }
-  const get = (type: string) => Number(f.formatToParts(epochMs).find((p) => p.type === type)?.value);
+  // One formatToParts per call: it is the slow part (the RMS engine calls this per candidate slot).
+  const parts = f.formatToParts(epochMs);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') };
 }
 
 /** Offset of timeZone from UTC at that instant, in minutes (e.g. +60 for Paris in winter). */
-function offsetMinutes(timeZone: string, epochMs: number): number {
+export function offsetMinutes(timeZone: string, epochMs: number): number {
   const p = partsIn(timeZone, epochMs);
   const asUtc = Date.UTC(p.y, p.mo - 1, p.d, p.h, p.mi, p.s);
   return Math.round((asUtc - (epochMs - (epochMs % 1000 + 1000) % 1000)) / 60_000);

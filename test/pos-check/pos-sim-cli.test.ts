@@ -1,31 +1,16 @@
 // `pos-sim` as a process (DES-061) and pos-check's output and exit codes (DES-062).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterEach, expect, it, onTestFinished } from 'vitest';
 import { startSimulator, type Simulator } from '../../pos-simulator/src/index.ts';
 import { formatPosCheckReport, posCheckMain, runPosCheck } from '../../src/pos/check/index.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { freePort, sink } from '../helpers/streams.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-function sink(): Writable & { text: string } {
-  const s = new Writable({ write(chunk, _enc, done) { s.text += String(chunk); done(); } }) as Writable & { text: string };
-  s.text = '';
-  return s;
-}
 
 let sim: Simulator | undefined;
 afterEach(async () => {

@@ -22,6 +22,8 @@ export interface PosHttpOptions {
   ca?: string;
   /** Skip certificate verification (self-signed vendor test servers). */
   insecure?: boolean;
+  /** PEM files trusted when they exist; default the one `pos-sim` writes (rms-check passes rms-sim's). */
+  localCertFiles?: string[];
 }
 
 /**
@@ -47,11 +49,11 @@ export class PosHttp {
     const url = new URL(opts.baseUrl);
     if (url.protocol !== 'https:') throw new Error(`base URL must be https:// (spec 1: HTTPS only), got ${opts.baseUrl}`);
     this.base = opts.baseUrl.replace(/\/+$/, '');
-    const simCert = localSimulatorCertFile();
+    const simCerts = (opts.localCertFiles ?? [localSimulatorCertFile()]).filter((f) => existsSync(f));
     const extra = [
       ...(opts.ca ? [opts.ca] : []),
       ...extraCaFromEnv(),
-      ...(existsSync(simCert) ? [readFileSync(simCert, 'utf8')] : []),
+      ...simCerts.map((f) => readFileSync(f, 'utf8')),
     ];
     this.agent = new Agent({
       connect: {
@@ -65,9 +67,9 @@ export class PosHttp {
     });
   }
 
-  async call(method: 'GET' | 'POST', path: string, opts: { body?: unknown; auth?: AuthMode } = {}): Promise<PosAnswer> {
+  async call(method: 'GET' | 'POST' | 'PUT', path: string, opts: { body?: unknown; auth?: AuthMode; headers?: Record<string, string> } = {}): Promise<PosAnswer> {
     const auth = opts.auth ?? 'key';
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
     if (auth === 'key') headers.authorization = `Bearer ${this.opts.apiKey}`;
     if (auth === 'wrong') headers.authorization = `Bearer pos-check-wrong-${this.opts.apiKey.length}-key`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';

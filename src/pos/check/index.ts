@@ -3,6 +3,6 @@
 // rule as pass, fail or skip with what it saw. Independent of the rest of src/: undici, node and
 // this folder only. It creates orders on the venue (and with `payments` pays them): use a test venue.
 
-export { RULES, runPosCheck, type PosCheckOptions, type PosCheckReport, type RuleResult } from './run.ts';
-export { formatPosCheckReport, formatReport, posCheckMain, type PosCheckCliOptions } from './printer.ts';
+export { RULES, runPosCheck, runRules, type PosCheckOptions, type PosCheckReport, type RuleResult } from './run.ts';
+export { formatPosCheckReport, formatReport, posCheckMain, runKitCli, type PosCheckCliOptions } from './printer.ts';
 export type { RuleStatus } from './context.ts';

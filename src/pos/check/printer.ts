@@ -26,15 +26,28 @@ export interface PosCheckCliOptions extends Omit<PosCheckOptions, 'ca'> {
  * What `tableside pos-check` does: run, print, and return the exit code (1 when any rule fails,
  * 2 when the kit could not start, e.g. an unreadable --ca file or a non-https URL).
  */
-export async function posCheckMain(opts: PosCheckCliOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+export function posCheckMain(opts: PosCheckCliOptions, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  return runKitCli('pos-check', () => runPosCheck({ ...opts, ca: opts.caFile ? readFileSync(opts.caFile, 'utf8') : undefined }), opts, out, err);
+}
+
+/**
+ * The CLI side of a conformance kit (pos-check, rms-check): run it, print the report, and return
+ * the exit code: 0 when no rule fails, 1 when one does, 2 when the kit could not start.
+ */
+export async function runKitCli(
+  kit: string,
+  run: () => Promise<PosCheckReport>,
+  meta: { json?: boolean; baseUrl?: string; venue?: string },
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
   let report: PosCheckReport;
   try {
-    const ca = opts.caFile ? readFileSync(opts.caFile, 'utf8') : undefined;
-    report = await runPosCheck({ ...opts, ca });
+    report = await run();
   } catch (e) {
-    err.write(`pos-check: ${(e as Error).message}\n`);
+    err.write(`${kit}: ${(e as Error).message}\n`);
     return 2;
   }
-  out.write(formatPosCheckReport(report, { json: opts.json, baseUrl: opts.baseUrl, venue: opts.venue }));
+  out.write(formatPosCheckReport(report, { json: meta.json, baseUrl: meta.baseUrl, venue: meta.venue }));
   return report.ok ? 0 : 1;
 }

@@ -1,7 +1,7 @@
 // Runs the conformance rules in order against one POS venue and collects the report.
 
 import { randomBytes } from 'node:crypto';
-import type { CheckContext, RuleDef, RuleStatus } from './context.ts';
+import type { CheckContext, Outcome, RuleDef, RuleStatus } from './context.ts';
 import { PosHttp } from './http.ts';
 import { authRequired, createOrderShape, mergedTables, orderShape, tablesShape } from './rules.basic.ts';
 import { checkTotal, closedReadable, itemsAdded, statusFilter, unknownSku, windowFilter } from './rules.orders.ts';
@@ -60,21 +60,30 @@ export async function runPosCheck(opts: PosCheckOptions): Promise<PosCheckReport
     orders: {},
     known: new Map(),
   };
-  const rules: RuleResult[] = [];
+  let rules: RuleResult[];
   try {
-    for (const rule of RULES) {
-      try {
-        const outcome = await rule.run(ctx);
-        rules.push({ id: rule.id, title: rule.title, ...outcome });
-      } catch (err) {
-        // A refused connection, a TLS error or a timeout is what the kit saw: the rule fails with it.
-        const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
-        const why = [e.code, e.message, e.cause?.code ?? e.cause?.message].filter(Boolean).join(': ');
-        rules.push({ id: rule.id, title: rule.title, status: 'fail', detail: `request failed: ${why}` });
-      }
-    }
+    rules = await runRules(RULES, ctx);
   } finally {
     await http.close();
   }
   return { ok: rules.every((r) => r.status !== 'fail'), rules };
+}
+
+/**
+ * Runs rules in order and collects what each saw. A refused connection, a TLS error or a timeout
+ * is what the kit saw: the rule fails with it (shared with rms-check).
+ */
+export async function runRules<C>(rules: ReadonlyArray<{ id: string; title: string; run(ctx: C): Promise<Outcome> }>, ctx: C): Promise<RuleResult[]> {
+  const results: RuleResult[] = [];
+  for (const rule of rules) {
+    try {
+      const outcome = await rule.run(ctx);
+      results.push({ id: rule.id, title: rule.title, ...outcome });
+    } catch (err) {
+      const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+      const why = [e.code, e.message, e.cause?.code ?? e.cause?.message].filter(Boolean).join(': ');
+      results.push({ id: rule.id, title: rule.title, status: 'fail', detail: `request failed: ${why}` });
+    }
+  }
+  return results;
 }

@@ -1,0 +1,124 @@
+// Programmatic entry of the reference RMS: start one, get its URL, key, CA and a typed control
+// client. It is a fake of an outside system and imports nothing from the service's src/.
+
+import type { FastifyRequest } from 'fastify';
+import { RequestLog } from '../../pos-simulator/src/request-log.ts';
+import { listenLocal } from '../../pos-simulator/src/server.ts';
+import { selfSignedLocalhost, type TlsPair } from '../../pos-simulator/src/tls.ts';
+import { createBookingsService } from './bookings.service.ts';
+import { isBrokenMode, type BrokenMode } from './broken.ts';
+import { RmsControlClient } from './control-client.ts';
+import { createFailures } from './failures.ts';
+import { createOutbound, type OutboundOptions } from './outbound.ts';
+import { seedDemo } from './seed.ts';
+import { buildServer } from './server.ts';
+import { RmsStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
+import type { TablesideTarget } from './types.ts';
+import { createVenuesService } from './venues.service.ts';
+
+export interface RmsSimulatorOptions {
+  /** Port to listen on; 0 or omitted = any free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Bearer key Tableside must send. Default: the state file's key, else random. */
+  apiKey?: string;
+  /** JSON file the state is loaded from at start and rewritten on every change. */
+  stateFile?: string;
+  /** PEM key and certificate; default a fresh self-signed certificate for localhost/127.0.0.1. */
+  tls?: TlsPair;
+  /** Create the demo venues (rms-venue-1..3) when they do not exist yet. */
+  seed?: boolean;
+  /** Start in a deliberately broken mode (for the conformance kit's own tests). */
+  broken?: BrokenMode;
+  /** Where to send update notices, feeds and seated events (DESIGN 8.3); also settable later. */
+  tableside?: { tablesideUrl: string; apiKey: string; ca?: string };
+  /** Retry delays and timeout of those deliveries. */
+  outbound?: OutboundOptions;
+  /** Fastify request logging, to stderr. Default off. */
+  logger?: boolean;
+}
+
+export interface RmsSimulator {
+  /** e.g. https://127.0.0.1:40123 (no trailing slash). */
+  baseUrl: string;
+  apiKey: string;
+  /** PEM certificate clients must trust (self-signed unless tls was given). */
+  ca: string;
+  control: RmsControlClient;
+  close(): Promise<void>;
+}
+
+export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise<RmsSimulator> {
+  if (opts.broken !== undefined && !isBrokenMode(opts.broken)) throw new Error(`unknown broken mode ${String(opts.broken)}`);
+  const loaded = opts.stateFile ? loadStateFile(opts.stateFile) : null;
+  const state = loaded ?? emptyState(opts.apiKey ?? randomApiKey());
+  if (opts.apiKey !== undefined) state.apiKey = opts.apiKey;
+  if (opts.broken !== undefined) state.broken = opts.broken;
+  if (opts.tableside) {
+    const target: TablesideTarget = { tablesideUrl: opts.tableside.tablesideUrl, apiKey: opts.tableside.apiKey, ca: opts.tableside.ca ?? null };
+    state.target = target;
+  }
+
+  const store = new RmsStore(state, opts.stateFile);
+  store.save();
+  const log = new RequestLog();
+  const outbound = createOutbound(store, opts.outbound);
+  const venues = createVenuesService(store);
+  const bookings = createBookingsService(store, outbound.events);
+  const failures = createFailures(store);
+  const parked = new Set<FastifyRequest>();
+  const sleeping = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
+  const sleep = (ms: number) => new Promise<void>((done) => {
+    const entry = { timer: setTimeout(() => { sleeping.delete(entry); done(); }, ms), done };
+    sleeping.add(entry);
+  });
+
+  const tls = opts.tls ?? (await selfSignedLocalhost());
+  const app = buildServer(tls, { store, log, venues, bookings, failures, outbound, parked, sleep }, opts.logger ?? false);
+  const baseUrl = await listenLocal(app, opts.host, opts.port);
+  const control = new RmsControlClient(baseUrl, store.apiKey, tls.cert);
+
+  let closed: Promise<void> | undefined;
+  const sim: RmsSimulator = {
+    baseUrl,
+    apiKey: store.apiKey,
+    ca: tls.cert,
+    control,
+    close: () => {
+      closed ??= (async () => {
+        for (const s of sleeping) {
+          clearTimeout(s.timer);
+          s.done();
+        }
+        sleeping.clear();
+        for (const request of parked) request.raw.socket?.destroy();
+        await outbound.close();
+        await control.close();
+        await app.close();
+      })();
+      return closed;
+    },
+  };
+  if (opts.seed) await seedDemo(control);
+  return sim;
+}
+
+export { RmsControlClient, type BookingView, type TargetView } from './control-client.ts';
+export { ControlError } from '../../pos-simulator/src/control-client.ts';
+export { seedDemo, DEMO_VENUE_IDS } from './seed.ts';
+export { BROKEN_MODES, type BrokenMode } from './broken.ts';
+export type { TlsPair } from '../../pos-simulator/src/tls.ts';
+export type { RmsLoggedRequest } from './contract.routes.ts';
+export type { OutboundEntry, OutboundAttempt, FeedPushResult, OutboundOptions } from './outbound.ts';
+export type { FeedRecord } from './feed.fns.ts';
+export type {
+  VenueInput, FailuresInput, SeatInput, TargetInput, FeedPushInput, ClockInput,
+} from './control.schemas.ts';
+export type { CreateBookingBody, UpdateBookingBody, CancelBookingBody } from './contract.schemas.ts';
+export {
+  BOOKING_STATUSES, ERROR_CODES, OPERATIONS,
+  type BookingStatus, type RmsErrorCode, type Operation, type Slot, type VenueConfig, type TableConfig, type Combination,
+  type Period, type TurnTime, type Pacing, type PaymentDefinition, type CompanySettings, type Contact, type FailureKnobs,
+} from './types.ts';
+export { DECLINED_TOKEN_PREFIX } from './bookings.fns.ts';

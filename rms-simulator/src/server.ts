@@ -1,0 +1,73 @@
+// Fastify assembly of the reference RMS: HTTPS listener, the error envelope, contract and control routes.
+
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TlsPair } from '../../pos-simulator/src/tls.ts';
+import type { RequestLog } from '../../pos-simulator/src/request-log.ts';
+import type { BookingsService } from './bookings.service.ts';
+import { contractRoutes } from './contract.routes.ts';
+import { controlRoutes } from './control.routes.ts';
+import { RmsError } from './errors.ts';
+import type { Failures } from './failures.ts';
+import type { Outbound } from './outbound.ts';
+import type { RmsStore } from './store.ts';
+import type { VenuesService } from './venues.service.ts';
+
+export interface ServerDeps {
+  store: RmsStore;
+  log: RequestLog;
+  venues: VenuesService;
+  bookings: BookingsService;
+  failures: Failures;
+  outbound: Outbound;
+  parked: Set<FastifyRequest>;
+  sleep(ms: number): Promise<void>;
+}
+
+interface AjvError { instancePath?: string; message?: string; params?: { missingProperty?: string } }
+
+/** Ajv errors -> {field: [problems]}, the field named as the caller wrote it (e.g. `contact.email`). */
+function fieldProblems(errors: AjvError[]): Record<string, string[]> {
+  const details: Record<string, string[]> = {};
+  for (const e of errors) {
+    const path = (e.instancePath ?? '').split('/').filter(Boolean);
+    if (e.params?.missingProperty) path.push(e.params.missingProperty);
+    const field = path.join('.') || 'body';
+    (details[field] ??= []).push(e.message ?? 'invalid');
+  }
+  return details;
+}
+
+export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): FastifyInstance {
+  const app = Fastify({
+    https: { key: tls.key, cert: tls.cert },
+    // Logs go to stderr so `rms-sim --json` keeps stdout for its one line.
+    logger: logger ? { level: 'info', stream: process.stderr } : false,
+    bodyLimit: 1024 * 1024,
+    // Closing must not wait for requests parked by the 'hang' knob, nor for keep-alive clients.
+    forceCloseConnections: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof RmsError) {
+      // Deliberately broken mode: 402s in a flat envelope.
+      if (error.statusCode === 402 && deps.store.broken === 'flat-402-envelope') return reply.code(402).send({ error: error.code });
+      return reply.code(error.statusCode).send(error.body);
+    }
+    const err = error as { validation?: AjvError[]; validationContext?: string; statusCode?: number; message?: string };
+    if (err.validation) {
+      return reply.code(400).send({ error: { code: 'invalid_request', message: err.message ?? 'invalid request', details: fieldProblems(err.validation) } });
+    }
+    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send({ error: { code: 'invalid_request', message: err.message ?? 'bad request' } });
+    }
+    reply.log.error(error);
+    return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` } }));
+
+  app.register(async (scope) => contractRoutes(scope, deps));
+  app.register(async (scope) => controlRoutes(scope, deps));
+  return app;
+}
