@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseSealingKey } from './lib/sealed.ts';
 
 // The environment is read once, here, into a typed Config. A bad value stops the start with a
 // message that names the variable (DESIGN 4); `.env.example` lists every variable with its default.
@@ -28,6 +29,8 @@ export interface Config {
   accessTokenTtlS: number;
   jobPollMs: number;
   logLevel: string;
+  /** SECRETS_KEY: seals stored secrets the service must use (webhook signing secrets); null: a key file in dataDir. */
+  secretsKey: string | null;
 }
 
 export class ConfigError extends Error {
@@ -81,6 +84,12 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+function sealingKey(env: Env): string | null {
+  const raw = str(env, 'SECRETS_KEY');
+  if (raw !== null && !parseSealingKey(raw)) throw new ConfigError('SECRETS_KEY', 'must be 32 bytes as base64 (e.g. `openssl rand -base64 32`) or 64 hex digits');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const port = int(env, 'PORT', 8443, 0, 65535);
   const tlsCertFile = str(env, 'TLS_CERT');
@@ -118,6 +127,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     accessTokenTtlS: int(env, 'ACCESS_TOKEN_TTL_S', 3600, 60, 31_536_000),
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
     logLevel,
+    secretsKey: sealingKey(env),
   };
   return { ...config, ...overrides };
 }
@@ -144,4 +154,5 @@ export const CONFIG_DOC: Array<[variable: string, meaning: string]> = [
   ['ACCESS_TOKEN_TTL_S', 'lifetime of issued access tokens (default 3600)'],
   ['JOB_POLL_MS', 'longest idle wait of the durable job poller (default 1000)'],
   ['LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
+  ['SECRETS_KEY', 'key sealing stored webhook signing secrets (32 bytes, base64: openssl rand -base64 32); unset: generated once into TABLESIDE_DATA/secrets.key. Set it, the same everywhere, when several hosts share one PostgreSQL'],
 ];

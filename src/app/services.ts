@@ -19,6 +19,10 @@ import { createPatVenuesService } from '../pat/venues.service.ts';
 import type { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
+import { lazySealer } from '../lib/sealed.ts';
+import { createWebhookDelivery } from '../webhooks/delivery.service.ts';
+import { createEndpointsService } from '../webhooks/endpoints.service.ts';
+import { createSender } from '../webhooks/sender.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
@@ -76,9 +80,16 @@ export function buildServices(deps: ServiceDeps) {
   const analyticsVenues = createAnalyticsVenuesService({ db });
   const analyticsOrders = createAnalyticsOrdersService({ db });
 
+  // Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event
+  const sealer = lazySealer(config);
+  const allowPrivateTargets = config.allowPrivateTargets;
+  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
+  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
+
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
+    ...webhookDelivery.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
   };
 
@@ -88,6 +99,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
+      webhookEndpoints,
     },
     jobs,
   };
