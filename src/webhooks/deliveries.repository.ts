@@ -59,7 +59,7 @@ export async function receiversOf(ex: Executor, eventId: string): Promise<string
 export async function missedEvents(ex: Executor, endpointId: string, since: Date, until: Date, limit: number): Promise<OutboxRow[]> {
   const { rows } = await sql<OutboxRow>`
     SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.created_at
-    FROM webhook_endpoints e JOIN outbox o ON o.created_at >= ${since} AND o.created_at < ${until}
+    FROM webhook_endpoints e JOIN outbox o ON o.created_at >= ${since} AND o.created_at <= ${until}
     WHERE e.id = ${endpointId} AND o.sequence IS NOT NULL AND ${RECEIVES}
       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.event_id = o.id)
     ORDER BY o.created_at, o.id LIMIT ${limit}`.execute(ex);
@@ -129,7 +129,7 @@ export async function listAttempts(
 export async function unsuccessful(ex: Executor, endpointId: string, since: Date, until: Date, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await sql<DeliveryRow>`
     SELECT * FROM webhook_deliveries
-    WHERE endpoint_id = ${endpointId} AND event_at >= ${since} AND event_at < ${until} AND status <> 'succeeded'
+    WHERE endpoint_id = ${endpointId} AND event_at >= ${since} AND event_at <= ${until} AND status <> 'succeeded'
     ORDER BY event_at, id LIMIT ${limit}`.execute(ex);
   return rows;
 }

@@ -99,7 +99,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
       ...common,
       operationId: 'recoverWebhookDeliveries',
       summary: 'Re-send what failed or was missed in a window',
-      description: 'Re-sends at once the deliveries of [since, until) that did not succeed (retries still waiting included) and the events the endpoint was not sent; enables a disabled endpoint.',
+      description: 'Re-sends at once the deliveries of [since, until] that did not succeed (retries still waiting included) and the events the endpoint was not sent; enables a disabled endpoint.',
       params: EndpointParams,
       body: RecoverBody,
       response: { 202: Recovered, ...errors(404, 413, 415) },

@@ -71,7 +71,7 @@ export const DeliveryList = Type.Object({ total: Type.Integer(), data: Type.Arra
 
 export const RecoverBody = Type.Object({
   since: Type.String({ format: 'date-time', description: 'window start (inclusive), ISO 8601 with offset' }),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'window end (exclusive); default now' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'window end (inclusive); default now' })),
 });
 export type RecoverBody = Static<typeof RecoverBody>;
 
