@@ -94,6 +94,17 @@ describeEachStore('webhook endpoints API', (store) => {
     expect((await app.http.request('GET', `${PATH}/not-a-uuid`, { token: pat.token })).status).toBe(404);
   });
 
+  it('the endpoints API is in /openapi.json with its operations', async () => {
+    const doc = (await app.http.request('GET', '/openapi.json')).body;
+    const ops = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>)
+      .flatMap((p) => Object.values(p).map((o) => o.operationId))
+      .filter((id) => id && /Webhook/.test(id));
+    expect(ops.sort()).toEqual([
+      'createWebhookEndpoint', 'deleteWebhookEndpoint', 'getWebhookEndpoint', 'listWebhookDeliveries', 'listWebhookEndpoints',
+      'recoverWebhookDeliveries', 'rotateWebhookSecret', 'testWebhookEndpoint', 'updateWebhookEndpoint',
+    ]);
+  });
+
   it('rotate-secret answers a new whsec_ secret once, and when the old one stops signing', async () => {
     const created = await app.http.request('POST', PATH, { token: pat.token, body: { url: 'https://127.0.0.1:9/r', events: ['order.closed'] } });
     const rotated = await app.http.request('POST', `${PATH}/${created.body.id}/rotate-secret`, { token: pat.token });
