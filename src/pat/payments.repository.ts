@@ -71,10 +71,10 @@ export async function insertPayment(ex: Executor, p: NewPayment, now: Date): Pro
 
 /**
  * A payment that reaches confirmed or failed is announced in the same transaction (outbox:
- * `payment.confirmed` / `payment.failed`, for the partner whose payment it is): it happens here
- * because every stored status change goes through insertPayment or moveStatus.
+ * `payment.confirmed` / `payment.failed`, for the partner whose payment it is). Every statement that
+ * writes a payment's status calls it (insertPayment, moveStatus; a new one must too).
  */
-async function announceOutcome(ex: Executor, p: PaymentRow | undefined, now: Date): Promise<void> {
+export async function announceOutcome(ex: Executor, p: PaymentRow | undefined, now: Date): Promise<void> {
   if (!p || (p.status !== 'confirmed' && p.status !== 'failed')) return;
   const { rows } = await sql<{ currency: string }>`SELECT currency FROM venues WHERE id = ${p.venue_id}`.execute(ex);
   const { orderStatus: _o, ...view } = paymentView(p, null, rows[0]!.currency);

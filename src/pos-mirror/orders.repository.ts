@@ -140,11 +140,16 @@ async function announceClosed(ex: Executor, row: OrderRow, now: Date): Promise<v
 
 const isRecent = (at: Date | null, now: Date) => at !== null && now.getTime() - at.getTime() < 86_400_000;
 
+/** Announces an order the service closed at `now` (order.closed), in the transaction that closed it. */
+export async function announceClosedByPat(ex: Executor, orderId: string, now: Date): Promise<void> {
+  const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE id = ${orderId} AND status = 'closed' AND closed_by = 'pat' AND closed_at = ${now}`.execute(ex);
+  if (rows[0]) await announceClosed(ex, rows[0], now);
+}
+
 /** Closes an order in the service (a confirmed payment settled it): its open checks close too. */
 export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
-  const { rows } = await sql<OrderRow>`UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
-            WHERE id = ${orderId} AND status = 'open' RETURNING *`.execute(ex);
-  if (rows[0]) await announceClosed(ex, rows[0], now);
+  await sql`UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
+            WHERE id = ${orderId} AND status = 'open'`.execute(ex);
   await sql`UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
               payment_method = coalesce(${paymentMethod}, payment_method)
             WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
