@@ -57,7 +57,8 @@ export function buildServices(deps: ServiceDeps) {
 
   // Pay-at-table (/v1/pat) and onboarding
   const contexts = createVenueContexts({ connections });
-  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, publicBaseUrl: config.publicBaseUrl });
+  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections, publicBaseUrl: config.publicBaseUrl });
+  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, onboarding });
   const bill = createBillService({ db, contexts, tables, orders });
   const payments = createPaymentsService({
     db,
@@ -70,7 +71,6 @@ export function buildServices(deps: ServiceDeps) {
     inlineWaitMs: config.paymentInlineWaitMs,
     posTimeoutMs: config.posTimeoutMs,
   });
-  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections });
 
   // Analytics (/v1/pos)
   const analyticsVenues = createAnalyticsVenuesService({ db });
