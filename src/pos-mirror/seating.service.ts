@@ -39,9 +39,8 @@ export interface SeatInput {
   /** The RMS partner that says the guest is seated (the events' recipient). */
   partnerId: string;
   cv: ConnectedVenue;
-  /** The RMS's own ids, as the event carried them (answered and put in events as such). */
+  /** The RMS's booking id. */
   bookingId: string;
-  externalVenueId: string;
   partySize: number;
   tables: string[];
   /** The booking's time. */
@@ -188,6 +187,16 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     /** The venue's POS tables, refreshed from the POS per POS_TABLES_TTL_S. */
     async posTables(cv: ConnectedVenue) {
       return (await tables.list(cv)).map((t) => ({ id: t.pos_table_id, name: t.name, area: null }));
+    },
+
+    /**
+     * A reservation event whose status is not seated: recorded, nothing sent (spec 4.6 rule 1: an
+     * order only once the guest is there). Answers the booking's order id if it was seated before.
+     */
+    async recordOther(partnerId: string, venueId: string, bookingId: string, status: string, event: Record<string, unknown>): Promise<string | null> {
+      const existing = await repo.findByBooking(db.kysely, venueId, bookingId);
+      await repo.recordEvent(db.kysely, { partnerId, venueId, bookingId, status, body: event, outcome: 'recorded' }, clock.now());
+      return existing?.status === 'opened' ? existing.order_id : null;
     },
 
     /** A seated reservation: opens its POS order once (DESIGN 8.3c). */
