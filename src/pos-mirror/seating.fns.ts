@@ -59,8 +59,13 @@ export function unknownTables(requested: readonly string[], posTableIds: readonl
   return [...new Set(requested.filter((t) => !known.has(t)))];
 }
 
+/** Attempts start at most 30 s apart: the pause after one is shorter when an attempt may last longer. */
+export function retryDelayMs(posTimeoutMs: number): number {
+  return Math.min(RETRY_EVERY_MS, Math.max(1_000, 30_000 - posTimeoutMs));
+}
+
 /** When to try a POS again after a failed attempt, or null once the seating's hour is over. */
-export function nextAttemptAt(now: Date, deadline: Date): Date | null {
+export function nextAttemptAt(now: Date, deadline: Date, delayMs = RETRY_EVERY_MS): Date | null {
   if (now.getTime() >= deadline.getTime()) return null;
-  return new Date(Math.min(now.getTime() + RETRY_EVERY_MS, deadline.getTime()));
+  return new Date(Math.min(now.getTime() + delayMs, deadline.getTime()));
 }

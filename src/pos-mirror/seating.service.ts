@@ -10,7 +10,7 @@ import type { PosOrder } from '../pos/pos.schemas.ts';
 import type { ConnectedVenue, ConnectionsService } from './connections.service.ts';
 import { fromPosOrder } from './orders.fns.ts';
 import { linkSeatedOrder, upsertOrder } from './orders.repository.ts';
-import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_EVERY_MS, unknownTables, withoutSkus } from './seating.fns.ts';
+import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, retryDelayMs, unknownTables, withoutSkus } from './seating.fns.ts';
 import * as repo from './seating.repository.ts';
 import type { SeatingRow } from './seating.repository.ts';
 import type { TablesService } from './tables.service.ts';
@@ -19,7 +19,7 @@ import type { TablesService } from './tables.service.ts';
 // venue: the booking is claimed by inserting its `seatings` row (unique per venue and booking), so
 // of two copies of the event racing on two processes one claims it and the other answers
 // "unchanged". The POS is called with no transaction open; a POS that cannot be reached leaves the
-// seating pending for a durable job that tries again at most RETRY_EVERY_MS apart for an hour. Every
+// seating pending for a durable job whose attempts start at most 30 s apart, for an hour. Every
 // outcome is written together with its outbox event (pos_order.opened, pos_order.unknown_skus,
 // pos_order.failed) and the mirrored order, which keeps the booking's party size, prepayment and time.
 
@@ -66,6 +66,7 @@ type RunInTx = <T>(fn: (tx: Executor) => Promise<T>) => Promise<T>;
 const retriable = (err: PosError) => err.kind !== 'status' || (err.status ?? 0) >= 500 || err.status === 429 || err.status === 408;
 
 export function createSeatingService({ db, clock, log, connections, tables, posTimeoutMs }: SeatingServiceDeps) {
+  const delayMs = retryDelayMs(posTimeoutMs);
   const leaseFrom = (now: Date) => new Date(now.getTime() + posTimeoutMs * 2 + 5_000);
   const inTx: RunInTx = (fn) => db.kysely.transaction().execute(fn);
   const scope = (row: SeatingRow) => ({ partnerId: row.partner_id, venueId: row.venue_id });
@@ -115,7 +116,7 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
         await inTx(async (tx) => {
           await repo.markPending(tx, row.id, err.message, now);
           // The job scheduled at the claim waits out the claim's lease; the guest should not.
-          if (ownsJob) await rescheduleJob(tx, row.id, nextAttemptAt(now, row.deadline_at) ?? row.deadline_at, now);
+          if (ownsJob) await rescheduleJob(tx, row.id, nextAttemptAt(now, row.deadline_at, delayMs) ?? row.deadline_at, now);
         });
         return { kind: 'pending' };
       }
@@ -275,9 +276,9 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
             return;
           }
           const leased = await repo.lease(db.kysely, row.id, leaseFrom(now), now);
-          if (!leased) return { retryAt: row.lease_until && row.lease_until > now ? row.lease_until : new Date(now.getTime() + RETRY_EVERY_MS) };
+          if (!leased) return { retryAt: row.lease_until && row.lease_until > now ? row.lease_until : new Date(now.getTime() + delayMs) };
           const outcome = await attempt(leased, cv, ctx.transaction, false);
-          if (outcome.kind === 'pending') return { retryAt: nextAttemptAt(clock.now(), row.deadline_at) ?? row.deadline_at };
+          if (outcome.kind === 'pending') return { retryAt: nextAttemptAt(clock.now(), row.deadline_at, delayMs) ?? row.deadline_at };
         },
       };
     },

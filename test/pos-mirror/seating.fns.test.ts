@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { localDateTimeText } from '../../src/lib/iso/timezones.ts';
-import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_EVERY_MS, unknownTables, withoutSkus, type SeatingRequest } from '../../src/pos-mirror/seating.fns.ts';
+import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_EVERY_MS, retryDelayMs, unknownTables, withoutSkus, type SeatingRequest } from '../../src/pos-mirror/seating.fns.ts';
 
 // The pure rules of seating (DESIGN 8.3c, spec 4.6), without a database.
 
@@ -64,6 +64,11 @@ describe('retrying a POS that cannot be reached', () => {
   it('[BKG-35] attempts are at most 30 s apart and stop at the hour', () => {
     expect(RETRY_EVERY_MS).toBeLessThanOrEqual(30_000);
     expect(GIVE_UP_AFTER_MS).toBe(3_600_000);
+    // An attempt lasts at most POS_TIMEOUT_MS; the pause after it keeps starts within 30 s.
+    fc.assert(fc.property(fc.integer({ min: 1, max: 29_000 }), (timeoutMs) => {
+      expect(timeoutMs + retryDelayMs(timeoutMs)).toBeLessThanOrEqual(30_000);
+      expect(retryDelayMs(timeoutMs)).toBeGreaterThan(0);
+    }));
     fc.assert(
       fc.property(fc.integer({ min: 0, max: GIVE_UP_AFTER_MS + 60_000 }), (elapsed) => {
         const start = new Date('2026-01-15T12:00:00Z');
