@@ -14,6 +14,7 @@ import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { webhooksRoutes } from '../webhooks/endpoints.routes.ts';
+import { rmsSeatingRoutes } from '../rms/seating.routes.ts';
 import type { Services } from './services.ts';
 
 // Mounts every feature's routes on the platform, each with the services it calls.
@@ -40,4 +41,6 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
 
   // Outbound webhooks (/v1/webhooks), any partner
   await fastify.register(webhooksRoutes, { endpoints: s.webhookEndpoints });
+  // Seated reservations (/v1/rms, DESIGN 8.3c)
+  await fastify.register(rmsSeatingRoutes, { seating: s.rmsSeating });
 }

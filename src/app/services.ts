@@ -25,7 +25,9 @@ import { createEndpointsService } from '../webhooks/endpoints.service.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
+import { createSeatingService, SEATING_JOB } from '../pos-mirror/seating.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
+import { createRmsSeatingService } from '../rms/seating.service.ts';
 
 // Builds every service from narrow dependencies, and collects the durable job kinds they run.
 // No HTTP here: app.ts mounts the routes over these services, and the CLI runs the operator's
@@ -61,7 +63,8 @@ export function buildServices(deps: ServiceDeps) {
 
   // Pay-at-table (/v1/pat) and onboarding
   const contexts = createVenueContexts({ connections });
-  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, publicBaseUrl: config.publicBaseUrl });
+  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections, publicBaseUrl: config.publicBaseUrl });
+  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, onboarding });
   const bill = createBillService({ db, contexts, tables, orders });
   const payments = createPaymentsService({
     db,
@@ -74,7 +77,10 @@ export function buildServices(deps: ServiceDeps) {
     inlineWaitMs: config.paymentInlineWaitMs,
     posTimeoutMs: config.posTimeoutMs,
   });
-  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections });
+
+  // Seated reservations (DESIGN 8.3c): the RMS seats a booking, the POS mirror opens its order
+  const seating = createSeatingService({ db, clock, log, connections, tables, posTimeoutMs: config.posTimeoutMs });
+  const rmsSeating = createRmsSeatingService({ db, clock, posTypes, connections, seating, onboarding });
 
   // Analytics (/v1/pos)
   const analyticsVenues = createAnalyticsVenuesService({ db });
@@ -91,6 +97,7 @@ export function buildServices(deps: ServiceDeps) {
     ...payments.jobs(),
     ...webhookDelivery.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
+    [SEATING_JOB]: seating.job(),
   };
 
   return {
@@ -100,6 +107,7 @@ export function buildServices(deps: ServiceDeps) {
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
       webhookEndpoints,
+      seating, rmsSeating,
     },
     jobs,
   };
