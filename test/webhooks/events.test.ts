@@ -56,6 +56,16 @@ describeEachStore('catalogue events from the real flows', (store) => {
     expect(closed.data).toMatchObject({ orderId, venueId: venue.venueId, closedBy: 'pat', entityId: orderId, sequence: 1 });
   });
 
+  it('[WHK-10] a payment recorded confirmed at once (venue without forwarding) emits payment.confirmed', async () => {
+    const plain = await w.connectVenue({ posType: POS.noForwarding });
+    await w.openOrder(plain.posVenueId, { tables: ['3'], checks: [{ items: [{ sku: 'WINE', quantity: 1 }] }] as never });
+    const bill = await w.bill(plain, '3');
+    const paid = await w.pay(plain, bill.body.orderId, { externalReference: `wh-n-${Date.now()}`, amount: 2, type: 'partial' });
+    expect(paid.body.status).toBe('confirmed');
+    const confirmed = await received('payment.confirmed', (d) => d.paymentId === paid.body.paymentId);
+    expect(confirmed.data).toMatchObject({ paymentId: paid.body.paymentId, venueId: plain.venueId, amount: 2, type: 'partial' });
+  });
+
   it('[WHK-10] a failed payment emits payment.failed', async () => {
     const deferred = await w.connectVenue({ posType: POS.deferred, behaviour: { payment: 'deferred', delayMs: 100, outcome: 'pos_overpaid' } as never });
     await w.openOrder(deferred.posVenueId, { tables: ['2'], checks: [{ items: [{ sku: 'ESP', quantity: 1 }] }] as never });
