@@ -6,7 +6,10 @@
 //
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bin/run-ts.mjs bench/webhooks.ts
 //
-// Options: BENCH_EVENTS (2000), BENCH_ENDPOINTS (2: every event goes to each), BENCH_CONCURRENCY (16, baseline).
+// Then a payment's latency (sandbox venue, immediate POS, one at a time) with no endpoint and with
+// BENCH_ENDPOINTS endpoints subscribed to payment.confirmed, as a ratio.
+// Options: BENCH_EVENTS (2000), BENCH_ENDPOINTS (2: every event goes to each), BENCH_CONCURRENCY (16,
+// baseline), BENCH_PAYMENTS (300 per phase).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -107,12 +110,58 @@ try {
   const serviceSeconds = (performance.now() - t1) / 1000;
   await service.close();
 
+  // A payment's latency with and without webhooks subscribed: the sandbox (its in-process POS
+  // simulator, an immediate venue, an open order), small partial payments one after another, then
+  // the same with two endpoints subscribed to payment.confirmed (delivered meanwhile by the poller).
+  const { fmt, load } = await import('./lib/load.ts');
+  const schema2 = `${schema}_pay`;
+  await admin.query(`CREATE SCHEMA "${schema2}"`);
+  const url2 = new URL(BASE_URL);
+  url2.searchParams.set('options', `-c search_path=${schema2}`);
+  // The same data directory (its certificate): two self-signed certificates for one name in one trust list confuse OpenSSL.
+  let payLines: string[] = [];
+  try {
+    const sandbox = await startService(loadConfig({ DATABASE_URL: url2.toString(), TABLESIDE_DATA: dir, PORT: '0', LOG_LEVEL: 'warn', ALLOW_PRIVATE_TARGETS: '1', JOB_POLL_MS: '200' }, { sandbox: true }));
+    try {
+      const s = sandbox.sandbox!;
+      const client = new Agent({ connect: { ca: sandbox.tls.cert }, connections: 4 });
+      const auth = { authorization: `Bearer ${s.accessToken}` };
+      const venue = s.venueIds[0]!;
+      const tables = (await (await request(`${sandbox.url}/v1/pat/venue/${venue}/tables`, { dispatcher: client, headers: auth })).body.json()) as { tables: Array<{ id: string }> };
+      const bill = (await (await request(`${sandbox.url}/v1/pat/venue/${venue}/table/${tables.tables[0]!.id}/bill`, { dispatcher: client, headers: auth })).body.json()) as { orderId: string };
+      const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 300);
+      let ref = 0;
+      const pay = () => load(client, sandbox.url, () => ({
+        method: 'POST',
+        path: `/v1/pat/venue/${venue}/order/${bill.orderId}/payment`,
+        headers: auth,
+        body: JSON.stringify({ externalReference: `bench-${++ref}`, amount: 0.01, type: 'partial' }),
+      }), PAYMENTS, 1);
+      const none = await pay();
+      for (let e = 0; e < ENDPOINTS; e++) {
+        await sandbox.app.services.webhookEndpoints.create(s.partnerId, { url: `${target}/pay${e}`, events: ['payment.confirmed'] });
+      }
+      const subscribed = await pay();
+      await client.close();
+      payLines = [
+        `payment, no webhook endpoint:                       ${fmt(none)}`,
+        `payment, ${ENDPOINTS} endpoints subscribed to payment.confirmed: ${fmt(subscribed)}`,
+        `ratio subscribed / none: p50 ${(subscribed.p50 / none.p50).toFixed(2)}, p99 ${(subscribed.p99 / none.p99).toFixed(2)}`,
+      ];
+    } finally {
+      await sandbox.close();
+    }
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema2}" CASCADE`);
+  }
+
   const bareRate = total / bareSeconds;
   const serviceRate = total / serviceSeconds;
   console.log(`deliveries: ${EVENTS} events x ${ENDPOINTS} endpoints = ${total} signed POSTs`);
   console.log(`baseline, bare signed POSTs with undici (${CONCURRENCY} in flight): ${bareRate.toFixed(0)} POST/s`);
   console.log(`service, outbox -> fan-out -> delivery jobs -> POST -> attempt recorded: ${serviceRate.toFixed(0)} deliveries/s (events emitted in ${emitSeconds.toFixed(1)} s)`);
   console.log(`ratio service / baseline: ${(serviceRate / bareRate).toFixed(3)}`);
+  for (const line of payLines) console.log(line);
 } finally {
   receiver.close();
   await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -19,9 +19,9 @@ import { createPatVenuesService } from '../pat/venues.service.ts';
 import type { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
-import { lazySealer } from '../lib/sealed.ts';
 import { createWebhookDelivery } from '../webhooks/delivery.service.ts';
 import { createEndpointsService } from '../webhooks/endpoints.service.ts';
+import { createSealer } from '../webhooks/sealing.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
@@ -87,7 +87,7 @@ export function buildServices(deps: ServiceDeps) {
   const analyticsOrders = createAnalyticsOrdersService({ db });
 
   // Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event
-  const sealer = lazySealer(config);
+  const sealer = createSealer({ db, clock, secretsKey: config.secretsKey });
   const allowPrivateTargets = config.allowPrivateTargets;
   const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
   const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });

@@ -7,9 +7,9 @@ import { emit, OUTBOX_EVENT_JOB } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { checkOutboundUrl } from '../lib/outbound-url.ts';
-import type { Sealer } from '../lib/sealed.ts';
 import * as repo from './deliveries.repository.ts';
 import * as endpoints from './endpoints.repository.ts';
+import type { Sealer } from './sealing.ts';
 import type { Sender, SendResult } from './sender.ts';
 import { eventBody, failingTooLong, verdictOf, webhookIdOf } from './webhooks.fns.ts';
 
@@ -48,10 +48,10 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   const random = deps.random ?? Math.random;
 
   /** The secrets that sign now: the current one, and the previous one during its 24 h. */
-  function signingSecrets(ep: endpoints.EndpointRow, now: Date): string[] {
-    const secrets = [sealer.open(ep.secret_sealed, ep.id)];
+  async function signingSecrets(ep: endpoints.EndpointRow, now: Date): Promise<string[]> {
+    const secrets = [await sealer.open(ep.secret_sealed)];
     if (ep.previous_secret_sealed && ep.previous_secret_until && ep.previous_secret_until.getTime() > now.getTime()) {
-      secrets.push(sealer.open(ep.previous_secret_sealed, ep.id));
+      secrets.push(await sealer.open(ep.previous_secret_sealed));
     }
     return secrets;
   }
@@ -87,7 +87,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     const headers = {
       'webhook-id': d.webhook_id,
       'webhook-timestamp': String(at.getTime() / 1000),
-      'webhook-signature': signatureHeader(signingSecrets(ep, now), d.webhook_id, at, d.body),
+      'webhook-signature': signatureHeader(await signingSecrets(ep, now), d.webhook_id, at, d.body),
     };
     return sender.post(ep.url, headers, d.body);
   }

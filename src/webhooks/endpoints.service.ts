@@ -5,10 +5,10 @@ import { notFound, ProblemList } from '../lib/errors.ts';
 import { isUuid, uuidv7 } from '../lib/ids.ts';
 import { checkOutboundUrl } from '../lib/outbound-url.ts';
 import type { Page } from '../lib/pagination.ts';
-import type { Sealer } from '../lib/sealed.ts';
 import * as deliveries from './deliveries.repository.ts';
 import { DELIVER_JOB, deliverJobKey, newSigningSecret, type WebhookDelivery } from './delivery.service.ts';
 import * as repo from './endpoints.repository.ts';
+import type { Sealer } from './sealing.ts';
 import { PREVIOUS_SECRET_MS, subscriptionProblems, TEST_EVENT_TYPE, eventBody, webhookIdOf } from './webhooks.fns.ts';
 import type { CreateEndpointBody, Endpoint, EndpointWithSecret, RecoverBody, UpdateEndpointBody } from './webhooks.schemas.ts';
 
@@ -68,7 +68,7 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
       await validate(body);
       const id = uuidv7();
       const secret = newSigningSecret();
-      const row = await repo.insert(ex, { id, partner_id: partnerId, url: body.url, description: body.description ?? null, events: body.events, secret_sealed: sealer.seal(secret, id) }, clock.now());
+      const row = await repo.insert(ex, { id, partner_id: partnerId, url: body.url, description: body.description ?? null, events: body.events, secret_sealed: await sealer.seal(secret) }, clock.now());
       return { ...view(row), secret };
     },
 
@@ -96,7 +96,7 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
       const now = clock.now();
       const secret = newSigningSecret();
       const until = new Date(now.getTime() + PREVIOUS_SECRET_MS);
-      await repo.rotate(ex, id, sealer.seal(secret, id), row.secret_sealed, until, now);
+      await repo.rotate(ex, id, await sealer.seal(secret), row.secret_sealed, until, now);
       return { secret, previousSecretExpiresAt: until.toISOString() };
     },
 
