@@ -120,7 +120,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     });
     if (verdict.kind === 'succeeded') {
       await repo.settle(tx, d.id, 'succeeded', null, now);
-      if (d.event_id) await endpoints.markHealthy(tx, ep.id);
+      if (d.event_id && ep.failing_since) await endpoints.markHealthy(tx, ep.id);
       return;
     }
     if (!d.event_id) return repo.settle(tx, d.id, 'failed', null, now);
