@@ -50,7 +50,11 @@ export type EndpointWithSecret = Static<typeof EndpointWithSecret>;
 export const EndpointList = Type.Object({ total: Type.Integer(), data: Type.Array(Endpoint) });
 
 export const EndpointParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-export const ListQuery = Type.Object(pageQuery({ defaultLimit: 10, maxLimit: 50 }));
+export const ListQuery = Type.Object({
+  ...pageQuery({ defaultLimit: 10, maxLimit: 50 }),
+  // Past a billion is a 400 naming it, not a database range error.
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'records to skip (default 0)' })),
+});
 
 export const RotatedSecret = Type.Object({
   secret: Type.String({ description: 'the new whsec_ secret, shown once' }),

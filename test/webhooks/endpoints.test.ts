@@ -61,6 +61,10 @@ describeEachStore('webhook endpoints API', (store) => {
     const unknown = await app.http.request('POST', PATH, { token: pat.token, body: { url: 'https://127.0.0.1:9/h', events: ['payment.confirmed', 'payment.exploded', 'nope'] } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details.events[0]).toContain('unknown event types: payment.exploded, nope');
+    for (const query of [{ offset: '100000000000000000000' }, { limit: '51' }, { offset: '-1' }]) {
+      const bad = await app.http.request('GET', PATH, { token: pat.token, query });
+      expect(bad.status, JSON.stringify(query)).toBe(400);
+    }
     const empty = await app.http.request('POST', PATH, { token: pat.token, body: { url: 'https://127.0.0.1:9/h', events: [] } });
     expect(empty.status).toBe(400);
     const wrongType = await app.http.request('POST', PATH, { token: pat.token, body: { url: 42, events: 'payment.confirmed' } });
