@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
+import type { EndpointRow } from './endpoints.repository.ts';
 
 // SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one
 // query that decides who may receive an outbox event.
@@ -79,16 +80,30 @@ export async function insertDelivery(
   return rows[0]?.id ?? null;
 }
 
-export async function findDelivery(ex: Executor, id: string): Promise<DeliveryRow | null> {
-  const { rows } = await sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE id = ${id}`.execute(ex);
-  return rows[0] ?? null;
+/** What an attempt needs, in one read: the delivery and the columns of its endpoint that sending and recording use. */
+export type SendingEndpoint = Pick<EndpointRow, 'id' | 'partner_id' | 'url' | 'status' | 'failing_since' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
+
+export async function findForSending(ex: Executor, id: string): Promise<{ d: DeliveryRow; ep: SendingEndpoint } | null> {
+  const { rows } = await sql<DeliveryRow & { e_partner_id: string; e_url: string; e_status: EndpointRow['status']; e_failing_since: Date | null;
+    e_secret_sealed: string; e_previous_secret_sealed: string | null; e_previous_secret_until: Date | null }>`
+    SELECT d.*, e.partner_id AS e_partner_id, e.url AS e_url, e.status AS e_status, e.failing_since AS e_failing_since,
+           e.secret_sealed AS e_secret_sealed, e.previous_secret_sealed AS e_previous_secret_sealed,
+           e.previous_secret_until AS e_previous_secret_until
+    FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ${id}`.execute(ex);
+  const r = rows[0];
+  if (!r) return null;
+  const { e_partner_id, e_url, e_status, e_failing_since, e_secret_sealed, e_previous_secret_sealed, e_previous_secret_until, ...d } = r;
+  return {
+    d,
+    ep: { id: d.endpoint_id, partner_id: e_partner_id, url: e_url, status: e_status, failing_since: e_failing_since, secret_sealed: e_secret_sealed,
+      previous_secret_sealed: e_previous_secret_sealed, previous_secret_until: e_previous_secret_until },
+  };
 }
 
-/** Counts an attempt; returns its number (1 for the first). */
-export async function countAttempt(ex: Executor, id: string, now: Date): Promise<number> {
-  const { rows } = await sql<{ attempts: number }>`
-    UPDATE webhook_deliveries SET attempts = attempts + 1, updated_at = ${now} WHERE id = ${id} RETURNING attempts`.execute(ex);
-  return rows[0]?.attempts ?? 0;
+/** Counts an attempt and sets what follows it, in one statement. */
+export async function settleAttempt(ex: Executor, id: string, status: DeliveryRow['status'], nextAttemptAt: Date | null, now: Date): Promise<void> {
+  await sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${status}, next_attempt_at = ${nextAttemptAt}, updated_at = ${now}
+            WHERE id = ${id}`.execute(ex);
 }
 
 export async function settle(ex: Executor, id: string, status: DeliveryRow['status'], nextAttemptAt: Date | null, now: Date): Promise<void> {

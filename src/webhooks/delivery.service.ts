@@ -48,7 +48,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   const random = deps.random ?? Math.random;
 
   /** The secrets that sign now: the current one, and the previous one during its 24 h. */
-  async function signingSecrets(ep: endpoints.EndpointRow, now: Date): Promise<string[]> {
+  async function signingSecrets(ep: repo.SendingEndpoint, now: Date): Promise<string[]> {
     const secrets = [await sealer.open(ep.secret_sealed)];
     if (ep.previous_secret_sealed && ep.previous_secret_until && ep.previous_secret_until.getTime() > now.getTime()) {
       secrets.push(await sealer.open(ep.previous_secret_sealed));
@@ -77,7 +77,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   }
 
   /** POSTs a delivery once, with no transaction open. */
-  async function send(ep: endpoints.EndpointRow, d: repo.DeliveryRow): Promise<SendResult> {
+  async function send(ep: repo.SendingEndpoint, d: repo.DeliveryRow): Promise<SendResult> {
     const now = clock.now();
     // The address rule again at sending time: the configuration may have changed since the URL was saved
     // (the connection itself re-checks every name it resolves).
@@ -93,7 +93,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   }
 
   /** Disables an endpoint and records the `webhook.endpoint_disabled` notice for its partner. */
-  async function disable(tx: Executor, ep: endpoints.EndpointRow, reason: 'gone' | 'failing', now: Date): Promise<void> {
+  async function disable(tx: Executor, ep: repo.SendingEndpoint, reason: 'gone' | 'failing', now: Date): Promise<void> {
     if (!(await endpoints.disable(tx, ep.id, reason, now))) return;
     log.warn({ endpointId: ep.id, partnerId: ep.partner_id, reason }, 'webhook endpoint disabled');
     await emit(tx, { partnerId: ep.partner_id }, {
@@ -104,9 +104,9 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   }
 
   /** Records an attempt and what follows it; a test delivery is never retried and never changes its endpoint. */
-  async function record(tx: Executor, ep: endpoints.EndpointRow, d: repo.DeliveryRow, result: SendResult): Promise<void> {
+  async function record(tx: Executor, ep: repo.SendingEndpoint, d: repo.DeliveryRow, result: SendResult): Promise<void> {
     const now = clock.now();
-    const attempt = await repo.countAttempt(tx, d.id, now);
+    const attempt = d.attempts + 1;
     const verdict = verdictOf({ status: result.status, retryAfter: result.retryAfter }, attempt, now, random);
     await repo.insertAttempt(tx, uuidv7(), {
       delivery_id: d.id,
@@ -118,23 +118,24 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
       duration_ms: result.durationMs,
       at: now,
     });
+    const settle = (status: repo.DeliveryRow['status'], next: Date | null = null) => repo.settleAttempt(tx, d.id, status, next, now);
     if (verdict.kind === 'succeeded') {
-      await repo.settle(tx, d.id, 'succeeded', null, now);
+      await settle('succeeded');
       if (d.event_id && ep.failing_since) await endpoints.markHealthy(tx, ep.id);
       return;
     }
-    if (!d.event_id) return repo.settle(tx, d.id, 'failed', null, now);
+    if (!d.event_id) return settle('failed');
     if (verdict.kind === 'gone') {
-      await repo.settle(tx, d.id, 'failed', null, now);
+      await settle('failed');
       return disable(tx, ep, 'gone', now);
     }
     const failingSince = await endpoints.markFailing(tx, ep.id, now);
     if (failingTooLong(failingSince, now)) {
-      await repo.settle(tx, d.id, 'failed', null, now);
+      await settle('failed');
       return disable(tx, ep, 'failing', now);
     }
-    if (verdict.kind === 'exhausted') return repo.settle(tx, d.id, 'failed', null, now);
-    await repo.settle(tx, d.id, 'pending', verdict.at, now);
+    if (verdict.kind === 'exhausted') return settle('failed');
+    await settle('pending', verdict.at);
     await scheduleJob(tx, { kind: DELIVER_JOB, runAt: verdict.at, payload: { deliveryId: d.id }, dedupeKey: deliverJobKey(d.id, attempt + 1) }, now);
   }
 
@@ -150,10 +151,10 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
 
   const deliver: JobDefinition<{ deliveryId: string }> = {
     async run(job, ctx) {
-      const d = await repo.findDelivery(ex, job.payload.deliveryId);
-      const ep = d && d.status === 'pending' ? await endpoints.findById(ex, d.endpoint_id) : null;
-      // Gone, settled meanwhile (a recover), or its endpoint disabled or deleted: nothing to send.
-      if (!d || !ep || ep.status !== 'enabled') return;
+      const found = await repo.findForSending(ex, job.payload.deliveryId);
+      // Gone (its endpoint deleted), settled meanwhile, or its endpoint disabled: nothing to send.
+      if (!found || found.d.status !== 'pending' || found.ep.status !== 'enabled') return;
+      const { d, ep } = found;
       const result = await send(ep, d);
       await ctx.transaction((tx) => record(tx, ep, d, result));
     },
@@ -162,7 +163,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   return {
     enqueue,
     /** Sends a delivery now, outside the job schedule, and records the attempt (the test event). */
-    async attemptNow(ep: endpoints.EndpointRow, d: repo.DeliveryRow): Promise<SendResult & { succeeded: boolean }> {
+    async attemptNow(ep: repo.SendingEndpoint, d: repo.DeliveryRow): Promise<SendResult & { succeeded: boolean }> {
       const result = await send(ep, d);
       await ex.transaction().execute((tx) => record(tx, ep, d, result));
       return { ...result, succeeded: result.status !== null && result.status >= 200 && result.status < 300 };
