@@ -13,6 +13,7 @@ import { billRoutes } from '../pat/bill.routes.ts';
 import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { bookingServicesRoutes } from '../rms/booking-services.routes.ts';
 import type { Services } from './services.ts';
 
 // Mounts every feature's routes on the platform, each with the services it calls.
@@ -36,4 +37,7 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
   // Analytics (/v1/pos)
   await fastify.register(analyticsVenuesRoutes, { venues: s.analyticsVenues });
   await fastify.register(analyticsOrdersRoutes, { orders: s.analyticsOrders });
+
+  // Reservations, RMS side (/v1/rms: booking services, notices, availability feed)
+  await fastify.register(bookingServicesRoutes, { bookingServices: s.bookingServices });
 }

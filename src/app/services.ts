@@ -22,6 +22,8 @@ import { createConnectionsService } from '../pos-mirror/connections.service.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
+import { createBookingServicesService } from '../rms/booking-services.service.ts';
+import type { RmsClients } from '../rms/rms-client.ts';
 
 // Builds every service from narrow dependencies, and collects the durable job kinds they run.
 // No HTTP here: app.ts mounts the routes over these services, and the CLI runs the operator's
@@ -35,10 +37,11 @@ export interface ServiceDeps {
   log: Logger;
   posTypes: PosTypeRegistry;
   posClients: PosClients;
+  rmsClients: RmsClients;
 }
 
 export function buildServices(deps: ServiceDeps) {
-  const { config, db, clock, log, posTypes, posClients } = deps;
+  const { config, db, clock, log, posTypes, posClients, rmsClients } = deps;
   const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
 
   // Content API (/v1/rms)
@@ -76,6 +79,11 @@ export function buildServices(deps: ServiceDeps) {
   const analyticsVenues = createAnalyticsVenuesService({ db });
   const analyticsOrders = createAnalyticsOrdersService({ db });
 
+  // Reservations, RMS side (DESIGN 8.1-8.3b)
+  const bookingServices = createBookingServicesService({
+    db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
+  });
+
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
@@ -88,6 +96,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
+      rmsClients, bookingServices,
     },
     jobs,
   };
