@@ -23,6 +23,7 @@ import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
 import { createBookingServicesService } from '../rms/booking-services.service.ts';
+import { createBookingsService } from '../rms/bookings.service.ts';
 import type { RmsClients } from '../rms/rms-client.ts';
 
 // Builds every service from narrow dependencies, and collects the durable job kinds they run.
@@ -83,11 +84,13 @@ export function buildServices(deps: ServiceDeps) {
   const bookingServices = createBookingServicesService({
     db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
   });
+  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
 
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
+    ...bookings.jobs(),
   };
 
   return {
@@ -96,7 +99,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
-      rmsClients, bookingServices,
+      rmsClients, bookingServices, bookings,
     },
     jobs,
   };

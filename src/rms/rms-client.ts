@@ -25,7 +25,9 @@ export type RmsErrorKind =
   /** Any other status (401 included: the partner's key was refused). */
   | 'status'
   /** The answer is not JSON, or not the contract's shape. */
-  | 'bad_answer';
+  | 'bad_answer'
+  /** The RMS partner has not connected its booking services (DESIGN 8.1); no call was made. */
+  | 'not_connected';
 
 export class RmsError extends Error {
   constructor(
@@ -41,7 +43,7 @@ export class RmsError extends Error {
 
   /** Whether the RMS surely did not act on the call (a retry cannot double anything). */
   get definite(): boolean {
-    return this.kind === 'refused' || this.kind === 'conflict' || this.kind === 'not_found' || (this.kind === 'status' && (this.status ?? 500) < 500);
+    return this.kind === 'refused' || this.kind === 'conflict' || this.kind === 'not_connected' || this.kind === 'not_found' || (this.kind === 'status' && (this.status ?? 500) < 500);
   }
 }
 
