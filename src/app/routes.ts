@@ -14,6 +14,7 @@ import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { bookingServicesRoutes } from '../rms/booking-services.routes.ts';
+import { noticesRoutes } from '../rms/notices.routes.ts';
 import type { Services } from './services.ts';
 
 // Mounts every feature's routes on the platform, each with the services it calls.
@@ -40,4 +41,5 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
 
   // Reservations, RMS side (/v1/rms: booking services, notices, availability feed)
   await fastify.register(bookingServicesRoutes, { bookingServices: s.bookingServices });
+  await fastify.register(noticesRoutes, { notices: s.notices });
 }

@@ -24,6 +24,7 @@ import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.servi
 import { createTablesService } from '../pos-mirror/tables.service.ts';
 import { createBookingServicesService } from '../rms/booking-services.service.ts';
 import { createBookingsService } from '../rms/bookings.service.ts';
+import { createNoticesService } from '../rms/notices.service.ts';
 import type { RmsClients } from '../rms/rms-client.ts';
 
 // Builds every service from narrow dependencies, and collects the durable job kinds they run.
@@ -85,12 +86,14 @@ export function buildServices(deps: ServiceDeps) {
     db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
   });
   const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
+  const notices = createNoticesService({ db, clock, log, bookings });
 
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
     ...bookings.jobs(),
+    ...notices.jobs(),
   };
 
   return {
@@ -99,7 +102,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
-      rmsClients, bookingServices, bookings,
+      rmsClients, bookingServices, bookings, notices,
     },
     jobs,
   };

@@ -8,7 +8,7 @@ import { uuidv7 } from '../lib/ids.ts';
 import type { BookingServicesService } from './booking-services.service.ts';
 import { bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type RmsFields } from './bookings.fns.ts';
 import {
-  addChange, applyFields, findBooking, findByIdempotencyKey, findByRmsId, findVenue, insertCreating, listChanges,
+  addChange, applyFields, findBooking, findByIdempotencyKey, findByRmsId, findVenue, hasCreatesInFlight, insertCreating, listChanges,
   markCreated, markRefused, type BookingChange, type StoredBooking,
 } from './bookings.repository.ts';
 import { RmsError, type CreateBookingRequest, type RmsClient } from './rms-client.ts';
@@ -237,6 +237,9 @@ export function createBookingsService(deps: BookingsDeps) {
       const rms = await (await clientFor(partnerId)).getBooking(rmsBookingId);
       return inTx((tx) => apply(tx, partnerId, rms, cause));
     },
+
+    /** Whether the partner has creates whose RMS answer is not recorded yet. */
+    createsInFlight: (partnerId: string) => hasCreatesInFlight(db.kysely, partnerId),
 
     /** The durable retry of creates whose outcome was unknown. */
     jobs(): Record<string, JobDefinition<{ bookingId: string }>> {
