@@ -57,7 +57,7 @@ describe('POST /v1/rms/notifications', () => {
       expect(sent.every((e: any) => e.attempts[0]?.status === 202)).toBe(true);
       return sent;
     }, { what: 'the notices delivered with 202' });
-    expect(log.at(-1).body).toMatchObject({ entity: 'booking', action: 'update' });
+    expect(log.at(-1)!.body).toMatchObject({ entity: 'booking', action: 'update' });
     await w.app.service.runner.runDue();
     const now = await bookings().get(booking.id);
     expect(now).toMatchObject({ status: 'seated', partySize: 3, date: at('20:30').toISOString() });
