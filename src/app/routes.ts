@@ -14,6 +14,7 @@ import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { bookingServicesRoutes } from '../rms/booking-services.routes.ts';
+import { feedRoutes } from '../rms/feed.routes.ts';
 import { noticesRoutes } from '../rms/notices.routes.ts';
 import type { Services } from './services.ts';
 
@@ -42,4 +43,5 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
   // Reservations, RMS side (/v1/rms: booking services, notices, availability feed)
   await fastify.register(bookingServicesRoutes, { bookingServices: s.bookingServices });
   await fastify.register(noticesRoutes, { notices: s.notices });
+  await fastify.register(feedRoutes, { feed: s.feed });
 }

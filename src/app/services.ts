@@ -24,6 +24,7 @@ import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.servi
 import { createTablesService } from '../pos-mirror/tables.service.ts';
 import { createBookingServicesService } from '../rms/booking-services.service.ts';
 import { createBookingsService } from '../rms/bookings.service.ts';
+import { createFeedService } from '../rms/feed.service.ts';
 import { createNoticesService } from '../rms/notices.service.ts';
 import type { RmsClients } from '../rms/rms-client.ts';
 
@@ -87,6 +88,7 @@ export function buildServices(deps: ServiceDeps) {
   });
   const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
   const notices = createNoticesService({ db, clock, log, bookings });
+  const feed = createFeedService({ db, clock, log });
 
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
@@ -102,7 +104,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
-      rmsClients, bookingServices, bookings, notices,
+      rmsClients, bookingServices, bookings, notices, feed,
     },
     jobs,
   };
