@@ -22,6 +22,7 @@ import { createConnectionsService } from '../pos-mirror/connections.service.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
+import { createAvailabilityService } from '../rms/availability.service.ts';
 import { createBookingServicesService } from '../rms/booking-services.service.ts';
 import { createBookingsService } from '../rms/bookings.service.ts';
 import { createFeedService } from '../rms/feed.service.ts';
@@ -89,6 +90,7 @@ export function buildServices(deps: ServiceDeps) {
   const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
   const notices = createNoticesService({ db, clock, log, bookings });
   const feed = createFeedService({ db, clock, log });
+  const availability = createAvailabilityService({ db, bookingServices, feed });
 
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
@@ -104,7 +106,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
-      rmsClients, bookingServices, bookings, notices, feed,
+      rmsClients, bookingServices, bookings, notices, feed, availability,
     },
     jobs,
   };

@@ -109,3 +109,32 @@ describe('POST/GET /v1/rms/availability-feed', () => {
     expect(tooBigNotice.status).toBe(413);
   });
 });
+
+describe('availability of a venue: live, else the snapshot', () => {
+  let w: RmsWorld;
+  beforeAll(async () => {
+    w = await startRmsWorld();
+    await w.sim.control.setClock({ set: '2025-06-10T09:00:00Z', frozen: true });
+  });
+  afterAll(async () => w?.close());
+
+  it('[BKG-09] an RMS that does not answer within 1 s is served from the latest complete snapshot, marked "snapshot"', async () => {
+    const availability = w.app.service.app.services.availability;
+    const live = await availability.forVenue(w.venueId, '2025-06-11', 2);
+    expect(live.source).toBe('live');
+    expect(live.slots.length).toBeGreaterThan(0);
+    // No snapshot yet: the RMS's failure is the answer (typed, for the caller to map).
+    await w.sim.control.setFailures({ mode: 'hang', operations: ['availability'], count: 1 });
+    expect(await availability.forVenue(w.venueId, '2025-06-11', 2).catch((e) => e)).toMatchObject({ kind: 'timeout' });
+    await w.sim.control.pushFeed({ days: 1, startDate: '2025-06-11', venueIds: ['rms-venue-1'], partySizes: [2] });
+    await w.sim.control.setFailures({ mode: 'hang', operations: ['availability'], count: 1 });
+    const fallback = await availability.forVenue(w.venueId, '2025-06-11', 2);
+    expect(fallback).toMatchObject({ source: 'snapshot', rmsVenueId: 'rms-venue-1', date: '2025-06-11', partySize: 2 });
+    expect(fallback.slots).toEqual(live.slots);
+    await w.sim.control.setFailures({ mode: 'error5xx', operations: ['availability'], count: 1 });
+    expect((await availability.forVenue(w.venueId, '2025-06-11', 2)).source).toBe('snapshot');
+    // A date the snapshot does not hold: the failure again.
+    await w.sim.control.setFailures({ mode: 'garbage', operations: ['availability'], count: 1 });
+    expect(await availability.forVenue(w.venueId, '2025-06-20', 2).catch((e) => e)).toMatchObject({ kind: 'bad_answer' });
+  });
+});
