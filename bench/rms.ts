@@ -12,7 +12,7 @@
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bin/run-ts.mjs bench/rms.ts
 //
 // Options: BENCH_LOOKUPS (2000), BENCH_CONCURRENCY (4: the simulator's engine is one busy thread), BENCH_FEED_RECORDS (50000),
-// BENCH_SHARD_SIZE (5000). Everything lives in a fresh schema, dropped at the end.
+// BENCH_SHARD_SIZE (5000), BENCH_PARTS (availability,feed). Everything lives in a fresh schema, dropped at the end.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -189,5 +189,6 @@ async function feedBench(): Promise<void> {
   }
 }
 
-await availabilityBench();
-await feedBench();
+const parts = (process.env.BENCH_PARTS ?? 'availability,feed').split(',');
+if (parts.includes('availability')) await availabilityBench();
+if (parts.includes('feed')) await feedBench();

@@ -17,7 +17,7 @@ import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 // lock (any order, any process). Large shards are checked and inserted in batches with a yield to
 // the event loop between them, so other requests keep being served.
 
-const BATCH = 1000;
+const BATCH = 500;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface FeedDeps {
