@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachStore } from '../helpers/db.ts';
 import { startRmsSimulator, type RmsSimulator } from '../../rms-simulator/src/index.ts';
 import { RmsClients, RmsError } from '../../src/rms/rms-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startRmsWorld, type RmsWorld } from './world.ts';
 
-describe('PUT/GET /v1/rms/booking-services (DESIGN 8.1)', () => {
+describeEachStore('PUT/GET /v1/rms/booking-services (DESIGN 8.1)', (store) => {
   let w: RmsWorld;
   beforeAll(async () => {
-    w = await startRmsWorld({ connect: false });
+    w = await startRmsWorld({ connect: false, app: { store } });
   });
   afterAll(async () => w?.close());
 

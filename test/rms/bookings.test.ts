@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeEachStore } from '../helpers/db.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { CreateBookingInput } from '../../src/rms/bookings.service.ts';
 import { RmsError } from '../../src/rms/rms-client.ts';
@@ -17,11 +18,11 @@ async function events(w: RmsWorld, entityId: string) {
   return rows;
 }
 
-describe('bookings made through Tableside', () => {
+describeEachStore('bookings made through Tableside', (store) => {
   let w: RmsWorld;
   let input: (over?: Partial<CreateBookingInput>) => CreateBookingInput;
   beforeAll(async () => {
-    w = await startRmsWorld({ app: { clock: new ManualClock(NOW) } });
+    w = await startRmsWorld({ app: { store, clock: new ManualClock(NOW) } });
     input = (over = {}) => ({
       venueId: w.venueId,
       channel: { id: 'chan-1', name: 'Test channel' },

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachStore } from '../helpers/db.ts';
 import { startRmsWorld, type RmsWorld } from './world.ts';
 
 // The availability feed (DESIGN 8.3b) over HTTPS: pushed by the reference RMS, and hand-made shards.
@@ -12,7 +13,7 @@ const record = (venueId: string, date: string, partySize: number, startSec = 1_7
   ],
 });
 
-describe('POST/GET /v1/rms/availability-feed', () => {
+describeEachStore('POST/GET /v1/rms/availability-feed', (store) => {
   let w: RmsWorld;
   let n = 0;
   const nonce = () => `nonce-${process.pid}-${++n}`;
@@ -21,7 +22,7 @@ describe('POST/GET /v1/rms/availability-feed', () => {
   const status = async () => (await w.app.http.get('/v1/rms/availability-feed', { token: w.key })).body;
 
   beforeAll(async () => {
-    w = await startRmsWorld();
+    w = await startRmsWorld({ app: { store } });
     await w.sim.control.setClock({ set: '2025-06-10T09:00:00Z', frozen: true });
   });
   afterAll(async () => w?.close());

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describeEachStore } from '../helpers/db.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { CreateBookingInput } from '../../src/rms/bookings.service.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -12,7 +13,7 @@ import { startRmsWorld, type RmsWorld } from './world.ts';
 const NOW = '2025-06-10T09:00:00Z';
 const at = (hhmm: string) => new Date(`2025-06-11T${hhmm}:00+01:00`);
 
-describe('POST /v1/rms/notifications', () => {
+describeEachStore('POST /v1/rms/notifications', (store) => {
   let w: RmsWorld;
   let clock: ManualClock;
   let slot = 0;
@@ -34,7 +35,7 @@ describe('POST /v1/rms/notifications', () => {
 
   beforeAll(async () => {
     clock = new ManualClock(NOW);
-    w = await startRmsWorld({ app: { clock } });
+    w = await startRmsWorld({ app: { store, clock } });
   });
   afterAll(async () => w?.close());
   beforeEach(async () => {
