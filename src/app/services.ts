@@ -28,6 +28,12 @@ import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.servi
 import { createSeatingService, SEATING_JOB } from '../pos-mirror/seating.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
 import { createRmsSeatingService } from '../rms/seating.service.ts';
+import { createAvailabilityService } from '../rms/availability.service.ts';
+import { createBookingServicesService } from '../rms/booking-services.service.ts';
+import { createBookingsService } from '../rms/bookings.service.ts';
+import { createFeedService } from '../rms/feed.service.ts';
+import { createNoticesService } from '../rms/notices.service.ts';
+import type { RmsClients } from '../rms/rms-client.ts';
 
 // Builds every service from narrow dependencies, and collects the durable job kinds they run.
 // No HTTP here: app.ts mounts the routes over these services, and the CLI runs the operator's
@@ -41,10 +47,11 @@ export interface ServiceDeps {
   log: Logger;
   posTypes: PosTypeRegistry;
   posClients: PosClients;
+  rmsClients: RmsClients;
 }
 
 export function buildServices(deps: ServiceDeps) {
-  const { config, db, clock, log, posTypes, posClients } = deps;
+  const { config, db, clock, log, posTypes, posClients, rmsClients } = deps;
   const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
 
   // Content API (/v1/rms)
@@ -86,6 +93,15 @@ export function buildServices(deps: ServiceDeps) {
   const analyticsVenues = createAnalyticsVenuesService({ db });
   const analyticsOrders = createAnalyticsOrdersService({ db });
 
+  // Reservations, RMS side (DESIGN 8.1-8.3b)
+  const bookingServices = createBookingServicesService({
+    db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
+  });
+  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
+  const notices = createNoticesService({ db, clock, log, bookings });
+  const feed = createFeedService({ db, clock, log });
+  const availability = createAvailabilityService({ db, bookingServices, feed });
+
   // Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event
   const sealer = createSealer({ db, clock, secretsKey: config.secretsKey });
   const allowPrivateTargets = config.allowPrivateTargets;
@@ -98,6 +114,8 @@ export function buildServices(deps: ServiceDeps) {
     ...webhookDelivery.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
     [SEATING_JOB]: seating.job(),
+    ...bookings.jobs(),
+    ...notices.jobs(),
   };
 
   return {
@@ -108,6 +126,7 @@ export function buildServices(deps: ServiceDeps) {
       analyticsVenues, analyticsOrders,
       webhookEndpoints,
       seating, rmsSeating,
+      rmsClients, bookingServices, bookings, notices, feed, availability,
     },
     jobs,
   };
