@@ -72,8 +72,11 @@ export function isNewer(recordUpdatedAt: Date | null, readUpdatedAt: Date | null
 }
 
 /** The outbox event a change means: canceled when it became canceled, otherwise updated. */
-export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' {
-  return changes.status?.to === 'canceled' ? 'booking.canceled' : 'booking.updated';
+export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' | 'booking.seated' {
+  // The catalogue names a seating apart (DESIGN 8.5, WHK-11): partners act on it (open a tab, a bill).
+  if (changes.status?.to === 'canceled') return 'booking.canceled';
+  if (changes.status?.to === 'seated') return 'booking.seated';
+  return 'booking.updated';
 }
 
 /** A booking as partners and events see it: Tableside's id, the RMS's ids, money as a decimal. */

@@ -62,7 +62,7 @@ describeEachStore('POST /v1/rms/notifications', (store) => {
     await w.app.service.runner.runDue();
     const now = await bookings().get(booking.id);
     expect(now).toMatchObject({ status: 'seated', partySize: 3, date: at('20:30').toISOString() });
-    expect(await types(booking.id)).toEqual(['booking.created', 'booking.updated']);
+    expect(await types(booking.id)).toEqual(['booking.created', 'booking.seated']);
     expect((await notices(booking.rmsBookingId!)).every((o) => o === 'updated' || o === 'unchanged' || o === 'duplicate')).toBe(true);
   });
 
