@@ -101,7 +101,6 @@ export function buildServices(deps: ServiceDeps) {
   const notices = createNoticesService({ db, clock, log, bookings });
   const feed = createFeedService({ db, clock, log });
   const availability = createAvailabilityService({ db, bookingServices, feed });
-
   // Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event
   const sealer = createSealer({ db, clock, secretsKey: config.secretsKey });
   const allowPrivateTargets = config.allowPrivateTargets;

@@ -71,9 +71,11 @@ export function isNewer(recordUpdatedAt: Date | null, readUpdatedAt: Date | null
   return readUpdatedAt.getTime() >= recordUpdatedAt.getTime();
 }
 
-/** The outbox event a change means: canceled when it became canceled, otherwise updated. */
+/**
+ * The outbox event a change means: canceled or seated when the status became that (partners act on
+ * those two: free the slot, expect the POS order), otherwise updated.
+ */
 export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' | 'booking.seated' {
-  // The catalogue names a seating apart (DESIGN 8.5, WHK-11): partners act on it (open a tab, a bill).
   if (changes.status?.to === 'canceled') return 'booking.canceled';
   if (changes.status?.to === 'seated') return 'booking.seated';
   return 'booking.updated';
