@@ -15,6 +15,17 @@ import * as repo from './payments.repository.ts';
 // is only ever called with no transaction open. The submission (payments.service.ts) and the jobs
 // (payments.jobs.ts) both finish payments through these.
 
+/** Longest wait for the POS's answer to the final check. */
+export const FINAL_CHECK_MAX_MS = 3000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
 export interface PaymentOutcomesDeps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
@@ -124,9 +135,40 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
     return row;
   }
 
-  /** The payment as it is now, failing it first if its deadline passed while nobody looked. */
+  /**
+   * The final check (PAY-75): asks the POS once more how a pending payment stands, with no
+   * transaction open and a short bound, and records a terminal answer. A payment the POS applied
+   * while every process was down is confirmed, not failed. Returns the payment as it is after.
+   */
+  async function finalCheck(p: repo.PaymentRow): Promise<repo.PaymentRow> {
+    const target = await targetOf(p);
+    let answer: PosPaymentAnswer | null = null;
+    if (target) {
+      // Inside the deadline when a process is alive in the run-up to it (the timeout job starts
+      // FINAL_CHECK_LEAD_MS early); when every process was down then, at most a second past it.
+      const left = p.deadline_at.getTime() - clock.now().getTime();
+      const boundMs = Math.min(FINAL_CHECK_MAX_MS, Math.max(left - 100, 1000));
+      answer = await withTimeout(target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id), boundMs).catch((err) => {
+        log.warn({ paymentId: p.id, err: (err as Error).message }, 'final check: the POS could not tell how the payment stands');
+        return null;
+      });
+    }
+    await repo.markFinalCheck(ex, p.id, clock.now());
+    if (answer?.status === 'confirmed') await confirm(p.id);
+    else if (answer?.status === 'failed') await reject(p.id, answer.failureCode);
+    return (await repo.findById(ex, p.id))!;
+  }
+
+  /**
+   * The payment as it is now, failing it first if its deadline passed while nobody looked; a
+   * payment whose final check never happened is asked about first (PAY-75).
+   */
   async function current(p: repo.PaymentRow): Promise<repo.PaymentRow> {
     if (p.status !== 'pending' || p.deadline_at.getTime() > clock.now().getTime()) return p;
+    if (!p.final_check_at) {
+      const checked = await finalCheck(p);
+      if (checked.status !== 'pending') return checked;
+    }
     await ex.transaction().execute((tx) => expire(tx, p.id, clock.now()));
     return (await repo.findById(ex, p.id))!;
   }
@@ -157,6 +199,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   return {
     find: (paymentId: string) => repo.findById(ex, paymentId),
     current,
+    finalCheck,
     targetOf,
     applyToOrder,
     confirm,

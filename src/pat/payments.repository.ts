@@ -24,10 +24,12 @@ export interface PaymentRow {
   deadline_at: Date;
   terminal_at: Date | null;
   late_pos_status: string | null;
+  /** When the service last asked the POS about it just before its deadline (PAY-75). */
+  final_check_at: Date | null;
   updated_at: Date;
 }
 
-export type NewPayment = Omit<PaymentRow, 'failure_code' | 'confirmed_at' | 'terminal_at' | 'late_pos_status' | 'updated_at' | 'forwarded'>;
+export type NewPayment = Omit<PaymentRow, 'failure_code' | 'confirmed_at' | 'terminal_at' | 'late_pos_status' | 'final_check_at' | 'updated_at' | 'forwarded'>;
 
 export async function findByRef(ex: Executor, partnerId: string, externalReference: string): Promise<PaymentRow | null> {
   const { rows } = await sql<PaymentRow>`
@@ -97,6 +99,10 @@ export async function moveStatus(
 
 export async function markForwarded(ex: Executor, id: string, now: Date): Promise<void> {
   await sql`UPDATE payments SET forwarded = true, updated_at = ${now} WHERE id = ${id}`.execute(ex);
+}
+
+export async function markFinalCheck(ex: Executor, id: string, now: Date): Promise<void> {
+  await sql`UPDATE payments SET final_check_at = ${now}, updated_at = ${now} WHERE id = ${id}`.execute(ex);
 }
 
 export async function recordLateStatus(ex: Executor, id: string, status: string, now: Date): Promise<boolean> {
