@@ -137,12 +137,12 @@ export function registerErrorHandling(app: FastifyInstance, isKnownPath: (path: 
   });
 
   // A path the API has, asked with a method it does not offer, is 403 (spec 7.1);
-  // a path it does not have is 404.
+  // a path it does not have is 404. Neither repeats the path (ERR-07): it is the caller's own input.
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     const error = isKnownPath(path)
-      ? new AppError('forbidden', `The method ${request.method} is not allowed on ${path}.`)
-      : new AppError('not_found', `No route ${request.method} ${path}.`);
+      ? new AppError('forbidden', `The method ${request.method} is not allowed on this path.`)
+      : new AppError('not_found', `No route matches ${request.method} on this path.`);
     return sendError(request, reply, error);
   });
 }

@@ -20,7 +20,7 @@ describeEachStore('the final POS check at the deadline', (store) => {
 
   beforeAll(async () => {
     // The POS is reached through a proxy, so a test can make it unreachable.
-    w = await startPatWorld({ store, autoClose: false, clock: 'manual', posBaseUrl: async (url) => (proxy = await startTcpProxy(url)).url });
+    w = await startPatWorld({ store, autoClose: false, clock: 'manual', env: { PAYMENT_INLINE_WAIT_MS: '300' }, posBaseUrl: async (url) => (proxy = await startTcpProxy(url)).url });
     clock = w.app.clock as ManualClock;
   });
   afterAll(async () => {
