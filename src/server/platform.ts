@@ -25,7 +25,7 @@ import { validatorCompiler } from './validation.ts';
 
 export interface PlatformDeps {
   config: Pick<Config, 'trustProxy' | 'publicBaseUrl'>;
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pglite'>;
   tls: TlsMaterial;
   log: Logger;
   authenticator: Authenticator;
@@ -95,7 +95,8 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
   fastify.removeContentTypeParser('text/plain');
   await fastify.register(formbody, { bodyLimit: BODY_LIMIT });
   await registerOpenApi(fastify, config.publicBaseUrl);
-  registerMetrics(fastify);
+  const pglite = db.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined;
+  registerMetrics(fastify, { embeddedDbMemory: pglite ? () => pglite.Module?.HEAPU8?.length ?? null : undefined });
   registerAuth(fastify, { auth: deps.authenticator, limiter: deps.throttle });
   await fastify.register(healthRoutes, { db });
   return fastify;
