@@ -273,7 +273,10 @@ function build(op: Operation, doc: Schema, opts: FuzzOptions, rnd: () => number)
     else if (r < 0.96) body = `{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},${JSON.stringify(value ?? {}).slice(1)}`;
     else body = Buffer.from([0xff, 0xfe, 0x00, 0x7b]);
   }
-  return { method: op.method, path, headers, body };
+  // Now and then a method the operation does not have (403 on a known path, by spec 7.1).
+  const odd = rnd();
+  const method = odd < 0.03 ? ['OPTIONS', 'HEAD', 'PATCH', 'DELETE', 'PUT', 'SEARCH'][Math.floor(rnd() * 6)] : op.method;
+  return { method, path, headers, body: method === 'HEAD' ? undefined : body };
 }
 
 const LEAKS = /\bat [^\s()]+\.(?:ts|js|mjs):\d+|node_modules|\bSELECT\b.+\bFROM\b|\bINSERT INTO\b|\bUPDATE\b.+\bSET\b|syntax error at|violates .* constraint|duplicate key value|invalid input syntax/i;
@@ -335,7 +338,8 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       report.sent++;
       report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
       if (status >= 500) fail(status, '5xx', text);
-      const envelope = envelopeProblem(r.path, status, text, contentType);
+      // A HEAD answer has no body by definition (RFC 9110): only its status is checked.
+      const envelope = r.method === 'HEAD' ? null : envelopeProblem(r.path, status, text, contentType);
       if (envelope) fail(status, envelope, text);
       if (LEAKS.test(text)) fail(status, 'stack trace or SQL text in the body', text);
       const pathOnly = r.path.split('?')[0];
