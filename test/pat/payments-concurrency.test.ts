@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { VenueBehaviour } from '../../pos-simulator/src/index.ts';
 import { openPostgres } from '../../src/db/db.ts';
 import { startServe } from '../helpers/cli.ts';
-import { onboardClusterVenue, startCluster, type Cluster } from '../helpers/cluster.ts';
+import { onboardClusterVenue, startCluster as cluster, type Cluster } from '../helpers/cluster.ts';
 import { availableStores, describePostgres } from '../helpers/db.ts';
 import { POS, startPatWorld } from '../helpers/pat.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -55,7 +55,6 @@ for (const store of availableStores()) {
 }
 
 describePostgres('several serve processes on one database', () => {
-  const cluster = startCluster;
   const onboard = (c: Cluster, posType: string, behaviour: unknown) => onboardClusterVenue(c, posType, behaviour as VenueBehaviour);
 
   it('[DES-050] one externalReference submitted to two processes at once yields one payment and one forward', async () => {
