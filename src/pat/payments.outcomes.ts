@@ -15,8 +15,8 @@ import * as repo from './payments.repository.ts';
 // is only ever called with no transaction open. The submission (payments.service.ts) and the jobs
 // (payments.jobs.ts) both finish payments through these.
 
-/** Longest wait for the POS's answer to the final check. */
-export const FINAL_CHECK_MAX_MS = 3000;
+/** Longest wait for the POS's answer to the final check (less than FINAL_CHECK_LEAD_MS of payments.jobs.ts). */
+export const FINAL_CHECK_MAX_MS = 4000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -145,10 +145,9 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
     let answer: PosPaymentAnswer | null = null;
     if (target) {
       // Inside the deadline when a process is alive in the run-up to it (the timeout job starts
-      // FINAL_CHECK_LEAD_MS early); when every process was down then, at most a second past it.
-      const left = p.deadline_at.getTime() - clock.now().getTime();
-      const boundMs = Math.min(FINAL_CHECK_MAX_MS, Math.max(left - 100, 1000));
-      answer = await withTimeout(target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id), boundMs).catch((err) => {
+      // FINAL_CHECK_LEAD_MS early); when every process was down then, at most this bound past it.
+      // Not shortened to what is left: a POS slow to answer would then fail a payment it applied.
+      answer = await withTimeout(target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id), FINAL_CHECK_MAX_MS).catch((err) => {
         log.warn({ paymentId: p.id, err: (err as Error).message }, 'final check: the POS could not tell how the payment stands');
         return null;
       });

@@ -78,7 +78,10 @@ export function clientErrorHandler(err: NodeJS.ErrnoException & { code?: string 
 
 export function registerInputGuards(app: FastifyInstance): void {
   // preValidation: after parsing, before schema validation and the handler; on every route.
+  // The API's operations, i.e. every route in the OpenAPI document. Pages hidden from it (the
+  // onboarding form, which answers its own HTML error for the same input) check their own fields.
   app.addHook('preValidation', async (request, reply) => {
+    if ((request.routeOptions.schema as { hide?: boolean } | undefined)?.hide) return;
     const refused = nulProblems(request);
     if (refused) return sendError(request, reply, refused);
   });
