@@ -86,10 +86,14 @@ export function createPaymentJobs({ db, clock, log, outcomes }: PaymentJobsDeps)
       run: async (job: PaymentJob, ctx) => {
         let p = await outcomes.find(job.payload.paymentId);
         if (!p || p.status !== 'pending') return;
-        if (!p.final_check_at) p = await outcomes.finalCheck(p);
-        if (p.status !== 'pending') return;
-        if (clock.now().getTime() < p.deadline_at.getTime()) return { retryAt: p.deadline_at };
-        await ctx.transaction((tx) => outcomes.expire(tx, job.payload.paymentId, clock.now()));
+        if (clock.now().getTime() < p.deadline_at.getTime()) {
+          if (!p.final_check_at) p = (await outcomes.finalCheck(p)).row;
+          return p.status === 'pending' ? { retryAt: p.deadline_at } : undefined;
+        }
+        // At or past the deadline: asks first if nobody did (every process was down in the run-up)
+        // and waits for a check in flight, like a read; then fails what is still pending.
+        p = await outcomes.current(p);
+        if (p.status === 'pending') await ctx.transaction((tx) => outcomes.expire(tx, job.payload.paymentId, clock.now()));
       },
       // A process killed mid-check must not hold the job past the deadline for the default minute.
       leaseMs: 15_000,

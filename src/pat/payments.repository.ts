@@ -24,7 +24,7 @@ export interface PaymentRow {
   deadline_at: Date;
   terminal_at: Date | null;
   late_pos_status: string | null;
-  /** When the service last asked the POS about it just before its deadline (PAY-75). */
+  /** When the final check of PAY-75 ended (ahead of now while it is in flight); null before it. */
   final_check_at: Date | null;
   updated_at: Date;
 }
@@ -101,8 +101,20 @@ export async function markForwarded(ex: Executor, id: string, now: Date): Promis
   await sql`UPDATE payments SET forwarded = true, updated_at = ${now} WHERE id = ${id}`.execute(ex);
 }
 
-export async function markFinalCheck(ex: Executor, id: string, now: Date): Promise<void> {
-  await sql`UPDATE payments SET final_check_at = ${now}, updated_at = ${now} WHERE id = ${id}`.execute(ex);
+/**
+ * Claims the final check of a pending payment (PAY-75): `final_check_at` is set to when the check
+ * will be over at the latest, so a time still ahead means a check in flight. False when someone
+ * already claimed it.
+ */
+export async function claimFinalCheck(ex: Executor, id: string, endsBy: Date, now: Date): Promise<boolean> {
+  const r = await sql`UPDATE payments SET final_check_at = ${endsBy}, updated_at = ${now}
+                      WHERE id = ${id} AND status IN ('pending') AND final_check_at IS NULL`.execute(ex);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+/** The final check is over: `final_check_at` becomes when it ended. */
+export async function endFinalCheck(ex: Executor, id: string, now: Date): Promise<void> {
+  await sql`UPDATE payments SET final_check_at = ${now} WHERE id = ${id}`.execute(ex);
 }
 
 export async function recordLateStatus(ex: Executor, id: string, status: string, now: Date): Promise<boolean> {

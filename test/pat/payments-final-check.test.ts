@@ -54,6 +54,19 @@ describeEachStore('the final POS check at the deadline', (store) => {
     expect((await row(p.externalReference)).late_pos_status).toBeNull();
   });
 
+  it('[PAY-75] concurrent reads after the deadline: one asks the POS, the others wait for its answer; every one says confirmed', async () => {
+    const p = await pendingPayment(1600);
+    await eventually(async () => expect((await w.sim.control.getOrder(p.v.posVenueId, p.posOrderId)).status).toBe('closed'), {
+      what: 'the POS to confirm the payment',
+    });
+    await w.sim.control.clearRequests(p.v.posVenueId);
+    clock.advance(121_000);
+    const reads = await Promise.all(Array.from({ length: 6 }, () => w.paymentStatus(p.v, p.orderId, p.externalReference)));
+    expect(reads.map((r) => r.body.status)).toEqual(Array(6).fill('confirmed'));
+    const asked = (await w.sim.control.requests(p.v.posVenueId)).filter((r) => r.method === 'GET' && r.path.includes('/payments/'));
+    expect(asked).toHaveLength(1);
+  });
+
   it('[PAY-75] the timeout job asks the POS ahead of the deadline, so a confirmation is recorded inside it', async () => {
     const p = await pendingPayment(1600);
     await eventually(async () => expect((await w.sim.control.getOrder(p.v.posVenueId, p.posOrderId)).status).toBe('closed'), {

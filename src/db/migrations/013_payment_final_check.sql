@@ -1,5 +1,6 @@
--- PAY-75: when the service last asked the POS about a pending payment in the run-up to its deadline
--- (the final check). A pending payment past its deadline whose final check never happened (every
--- process was down in that window) is asked about once more before it is failed.
+-- PAY-75: the final check, when the service asks the POS once more about a pending payment before
+-- failing it at its deadline. While a check runs this is when it will be over at the latest (so a
+-- time ahead of now means a check in flight); once it is over, when it ended. A pending payment past
+-- its deadline with none (every process was down in the run-up) is asked about before it is failed.
 
 ALTER TABLE payments ADD COLUMN final_check_at timestamptz;
