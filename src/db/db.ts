@@ -68,6 +68,11 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
   const pool = new pg.Pool(base);
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor a client in use: pg-pool listens for errors on idle clients only, and a checked-out client
+  // whose connection drops emits 'error' besides failing its query, an uncaught exception that
+  // killed the process during a PostgreSQL restart (ERR-08). The query's own failure is enough; the
+  // broken client is not queryable, so the pool discards it when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const listeners = new Set<pg.Client>();
 
   const listen: Db['listen'] = async (channel, onNotify) => {

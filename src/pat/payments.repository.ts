@@ -25,10 +25,12 @@ export interface PaymentRow {
   deadline_at: Date;
   terminal_at: Date | null;
   late_pos_status: string | null;
+  /** When the final check of PAY-75 ended (ahead of now while it is in flight); null before it. */
+  final_check_at: Date | null;
   updated_at: Date;
 }
 
-export type NewPayment = Omit<PaymentRow, 'failure_code' | 'confirmed_at' | 'terminal_at' | 'late_pos_status' | 'updated_at' | 'forwarded'>;
+export type NewPayment = Omit<PaymentRow, 'failure_code' | 'confirmed_at' | 'terminal_at' | 'late_pos_status' | 'final_check_at' | 'updated_at' | 'forwarded'>;
 
 export async function findByRef(ex: Executor, partnerId: string, externalReference: string): Promise<PaymentRow | null> {
   const { rows } = await sql<PaymentRow>`
@@ -112,6 +114,22 @@ export async function moveStatus(
 
 export async function markForwarded(ex: Executor, id: string, now: Date): Promise<void> {
   await sql`UPDATE payments SET forwarded = true, updated_at = ${now} WHERE id = ${id}`.execute(ex);
+}
+
+/**
+ * Claims the final check of a pending payment (PAY-75): `final_check_at` is set to when the check
+ * will be over at the latest, so a time still ahead means a check in flight. False when someone
+ * already claimed it.
+ */
+export async function claimFinalCheck(ex: Executor, id: string, endsBy: Date, now: Date): Promise<boolean> {
+  const r = await sql`UPDATE payments SET final_check_at = ${endsBy}, updated_at = ${now}
+                      WHERE id = ${id} AND status IN ('pending') AND final_check_at IS NULL`.execute(ex);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+/** The final check is over: `final_check_at` becomes when it ended. */
+export async function endFinalCheck(ex: Executor, id: string, now: Date): Promise<void> {
+  await sql`UPDATE payments SET final_check_at = ${now} WHERE id = ${id}`.execute(ex);
 }
 
 export async function recordLateStatus(ex: Executor, id: string, status: string, now: Date): Promise<boolean> {
