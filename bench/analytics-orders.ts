@@ -23,6 +23,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { generateSelfSigned } from '../src/lib/tls.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { startService } from '../src/app/service.ts';
+import { multipleRow, record } from './lib/results.ts';
 
 const url = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
@@ -211,6 +212,11 @@ async function main() {
       const row = (path: string, s: Stats, ratio: string) => `| ${name} | ${path} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ${s.mean.toFixed(2)} | ${Math.round(s.rps)} | ${ratio} |`;
       lines.push(row('HTTP endpoint', viaHttp, `${(viaHttp.p50 / viaSql.p50).toFixed(1)}, ${(viaHttp.p99 / viaSql.p99).toFixed(1)}`));
       lines.push(row('raw SQL (pg)', viaSql, '1, 1'));
+      if (concurrency === 1) {
+        // The goal of issue 14: the endpoint within 1.3x the raw SQL, one request at a time.
+        record(multipleRow('analytics 31-day page of 100, one at a time, p50', viaHttp.p50, viaSql.p50, 'raw SQL p50', 1.3));
+        record(multipleRow('analytics 31-day page of 100, one at a time, p99', viaHttp.p99, viaSql.p99, 'raw SQL p99', 1.3));
+      }
     }
     console.log(lines.join('\n'));
     console.log(`(load average after the runs: ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
