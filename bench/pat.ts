@@ -13,7 +13,8 @@
 // The service runs as a real `tableside serve` process and the POS as a real `tableside pos-sim`
 // process, so the load generator (this process) competes with neither. Options (environment):
 // BENCH_REQUESTS (3000 per GET scenario), BENCH_PAYMENTS (1000), BENCH_CONCURRENCY (16),
-// BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store). Everything lives in fresh
+// BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_CPU_PROF=<dir> (a CPU
+// profile of each service process). Everything lives in fresh
 // schemas and temp directories, removed at the end.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -122,7 +123,9 @@ async function posVenue(sim: Sim, posVenueId: string, tables: number): Promise<s
 async function serve(label: string, storeEnv: Record<string, string>, posTypes: string) {
   const data = join(dir, `serve-${label}`);
   const env = { ...storeEnv, TABLESIDE_DATA: data };
-  const served = await start([join(ROOT, 'bin/tableside.mjs'), 'serve'], { ...env, POS_TYPES: posTypes, PORT: '0', AUTH_FAILURE_LIMIT_PER_MIN: '1000000', POS_TABLES_TTL_S: '3600' }, /Tableside listening on/, 'stderr');
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const served = await start([...prof, join(ROOT, 'bin/tableside.mjs'), 'serve'], { ...env, POS_TYPES: posTypes, PORT: '0', AUTH_FAILURE_LIMIT_PER_MIN: '1000000', POS_TABLES_TTL_S: '3600' }, /Tableside listening on/, 'stderr');
   const origin = /(https:\/\/\S+)/.exec(served.line)![1];
   const agent = new Agent({ connect: { ca: readFileSync(join(data, 'tls.crt'), 'utf8') }, connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const partner = JSON.parse(await cli(['partner', 'create', '--name', 'bench', '--access', 'pat', '--json'], env));

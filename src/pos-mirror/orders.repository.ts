@@ -20,15 +20,6 @@ export async function findByPosId(ex: Executor, venueId: string, posOrderId: str
   return rows[0] ?? null;
 }
 
-/** The stored open order on a POS table (merged tables: any order listing it). */
-export async function findOpenOrderForTable(ex: Executor, venueId: string, posTableId: string): Promise<OrderRow | null> {
-  const { rows } = await sql<OrderRow>`
-    SELECT * FROM orders
-    WHERE venue_id = ${venueId} AND status = 'open' AND ${posTableId} = ANY(pos_tables)
-    ORDER BY open_at DESC LIMIT 1`.execute(ex);
-  return rows[0] ?? null;
-}
-
 export async function listChecks(ex: Executor, orderIds: string[]): Promise<CheckRow[]> {
   if (orderIds.length === 0) return [];
   const { rows } = await sql<CheckRow>`
