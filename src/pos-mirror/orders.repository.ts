@@ -116,9 +116,12 @@ function sameOrderState(row: OrderRow, order: StoredOrder, closedAt: Date | null
 
 /** Closes an order in the service (a confirmed payment settled it): its open checks close too. */
 export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
-  await sql`UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
-            WHERE id = ${orderId} AND status = 'open'`.execute(ex);
-  await sql`UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
-              payment_method = coalesce(${paymentMethod}, payment_method)
-            WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
+  // One round trip: a data-modifying WITH runs whatever the outer statement reads of it.
+  await sql`
+    WITH closed_order AS (
+      UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
+      WHERE id = ${orderId} AND status = 'open')
+    UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
+      payment_method = coalesce(${paymentMethod}, payment_method)
+    WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
 }
