@@ -13,6 +13,7 @@ import { billRoutes } from '../pat/bill.routes.ts';
 import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { rmsSeatingRoutes } from '../rms/seating.routes.ts';
 import type { Services } from './services.ts';
 
 // Mounts every feature's routes on the platform, each with the services it calls.
@@ -36,4 +37,7 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
   // Analytics (/v1/pos)
   await fastify.register(analyticsVenuesRoutes, { venues: s.analyticsVenues });
   await fastify.register(analyticsOrdersRoutes, { orders: s.analyticsOrders });
+
+  // Seated reservations (/v1/rms, DESIGN 8.3c)
+  await fastify.register(rmsSeatingRoutes, { seating: s.rmsSeating });
 }

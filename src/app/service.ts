@@ -119,6 +119,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
         dataDir: config.dataDir,
         baseUrl: url,
         posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,
+        seating: simulator ? { venues: app.services.venues, posControl: simulator.control } : null,
       });
     }
 

@@ -21,7 +21,9 @@ import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
+import { createSeatingService, SEATING_JOB } from '../pos-mirror/seating.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
+import { createRmsSeatingService } from '../rms/seating.service.ts';
 
 // Builds every service from narrow dependencies, and collects the durable job kinds they run.
 // No HTTP here: app.ts mounts the routes over these services, and the CLI runs the operator's
@@ -57,7 +59,8 @@ export function buildServices(deps: ServiceDeps) {
 
   // Pay-at-table (/v1/pat) and onboarding
   const contexts = createVenueContexts({ connections });
-  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, publicBaseUrl: config.publicBaseUrl });
+  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections, publicBaseUrl: config.publicBaseUrl });
+  const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, onboarding });
   const bill = createBillService({ db, contexts, tables, orders });
   const payments = createPaymentsService({
     db,
@@ -70,7 +73,10 @@ export function buildServices(deps: ServiceDeps) {
     inlineWaitMs: config.paymentInlineWaitMs,
     posTimeoutMs: config.posTimeoutMs,
   });
-  const onboarding = createOnboardingService({ db, clock, log, posTypes, connections });
+
+  // Seated reservations (DESIGN 8.3c): the RMS seats a booking, the POS mirror opens its order
+  const seating = createSeatingService({ db, clock, log, connections, tables, posTimeoutMs: config.posTimeoutMs });
+  const rmsSeating = createRmsSeatingService({ db, clock, posTypes, connections, seating, onboarding });
 
   // Analytics (/v1/pos)
   const analyticsVenues = createAnalyticsVenuesService({ db });
@@ -80,6 +86,7 @@ export function buildServices(deps: ServiceDeps) {
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
+    [SEATING_JOB]: seating.job(),
   };
 
   return {
@@ -88,6 +95,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
+      seating, rmsSeating,
     },
     jobs,
   };

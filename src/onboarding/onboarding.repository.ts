@@ -29,3 +29,12 @@ export async function activate(ex: Executor, requestId: string, now: Date): Prom
                       WHERE id = ${requestId} AND status = 'rms_activation'`.execute(ex);
   return Number(r.numAffectedRows) === 1;
 }
+
+export async function insertRequest(
+  ex: Executor,
+  r: { id: string; venueId: string; posType: string; secretHash: string },
+  now: Date,
+): Promise<void> {
+  await sql`INSERT INTO onboarding_requests (id, venue_id, pos_type, secret_hash, status, created_at, updated_at)
+            VALUES (${r.id}, ${r.venueId}, ${r.posType}, ${r.secretHash}, 'rms_activation', ${now}, ${now})`.execute(ex);
+}

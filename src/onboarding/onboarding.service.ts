@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Db } from '../db/db.ts';
+import type { Db, Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
-import { isUuid } from '../lib/ids.ts';
+import { isUuid, uuidv7 } from '../lib/ids.ts';
 import { hashSecret } from '../lib/secrets.ts';
 import { PosError } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
@@ -25,6 +25,18 @@ export interface OnboardingDeps {
   log: Logger;
   posTypes: PosTypeRegistry;
   connections: Pick<ConnectionsService, 'connect'>;
+  publicBaseUrl: string;
+}
+
+/** An onboarding link as a partner receives it (spec 2.14 `onboarding`). */
+export interface OnboardingLink {
+  requestId: string;
+  url: string;
+  status: 'rms_activation';
+}
+
+export function onboardingUrl(publicBaseUrl: string, requestId: string, secret: string): string {
+  return `${publicBaseUrl}/onboarding/${requestId}?t=${secret}`;
 }
 
 function posProblem(err: PosError): string {
@@ -34,7 +46,7 @@ function posProblem(err: PosError): string {
   return 'Your POS gave an answer we could not use. Try again, or contact support if it keeps happening.';
 }
 
-export function createOnboardingService({ db, clock, log, posTypes, connections }: OnboardingDeps) {
+export function createOnboardingService({ db, clock, log, posTypes, connections, publicBaseUrl }: OnboardingDeps) {
   async function authorised(requestId: string, secret: string | undefined): Promise<repo.OnboardingRow | null> {
     if (!isUuid(requestId) || !secret) return null;
     const request = await repo.findRequest(db.kysely, requestId);
@@ -47,6 +59,18 @@ export function createOnboardingService({ db, clock, log, posTypes, connections 
   const posName = (code: string) => posTypes.get(code)?.name ?? code;
 
   return {
+    /**
+     * Opens an onboarding request for a venue, in the caller's transaction: the link the restaurant
+     * opens to connect its POS location (a pay-at-table venue at creation, an RMS venue through
+     * POST /v1/rms/venues/{venueId}/pos-connection). The secret is shown once, in the link.
+     */
+    async open(tx: Executor, venueId: string, posType: string, now: Date): Promise<OnboardingLink> {
+      const requestId = uuidv7();
+      const secret = randomBytes(24).toString('base64url');
+      await repo.insertRequest(tx, { id: requestId, venueId, posType, secretHash: hashSecret(secret) }, now);
+      return { requestId, url: onboardingUrl(publicBaseUrl, requestId, secret), status: 'rms_activation' };
+    },
+
     async show(requestId: string, secret: string | undefined, action: string): Promise<{ status: number; page: PageState }> {
       const request = await authorised(requestId, secret);
       if (!request) return { status: 404, page: { kind: 'invalid' } };

@@ -62,12 +62,3 @@ export async function insertVenue(ex: Executor, v: NewPatVenue, now: Date): Prom
     VALUES (${v.id}, ${v.name}, ${v.address}, ${v.city}, ${v.postalCode}, ${v.countryCode}, ${v.timezone}, ${v.currency},
             ${v.posType}, ${v.phoneNumber}, ${v.email}, ${now}, ${now})`.execute(ex);
 }
-
-export async function insertOnboardingRequest(
-  ex: Executor,
-  r: { id: string; venueId: string; posType: string; secretHash: string },
-  now: Date,
-): Promise<void> {
-  await sql`INSERT INTO onboarding_requests (id, venue_id, pos_type, secret_hash, status, created_at, updated_at)
-            VALUES (${r.id}, ${r.venueId}, ${r.posType}, ${r.secretHash}, 'rms_activation', ${now}, ${now})`.execute(ex);
-}

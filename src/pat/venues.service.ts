@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { AuthService } from '../auth/auth.service.ts';
 import type { Db, Executor } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { hashSecret } from '../lib/secrets.ts';
+import type { OnboardingService } from '../onboarding/onboarding.service.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import type { TablesService } from '../pos-mirror/tables.service.ts';
 import type { VenueContexts } from './venue-context.ts';
@@ -22,16 +21,12 @@ export interface PatVenuesDeps {
   contexts: Pick<VenueContexts, 'active'>;
   tables: Pick<TablesService, 'list'>;
   posTypes: PosTypeRegistry;
-  publicBaseUrl: string;
+  onboarding: Pick<OnboardingService, 'open'>;
 }
 
 export type NewVenue = repo.NewPatVenue;
 
-export function onboardingUrl(publicBaseUrl: string, requestId: string, secret: string): string {
-  return `${publicBaseUrl}/onboarding/${requestId}?t=${secret}`;
-}
-
-export function createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, publicBaseUrl }: PatVenuesDeps) {
+export function createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, onboarding }: PatVenuesDeps) {
   /** Records a venue and puts it in the partner's scope, in the caller's transaction. */
   async function addVenue(tx: Executor, partnerId: string, venue: NewVenue, now: Date): Promise<void> {
     await repo.insertVenue(tx, venue, now);
@@ -68,9 +63,7 @@ export function createPatVenuesService({ db, clock, auth, contexts, tables, posT
       }
       const now = clock.now();
       const venueId = uuidv7();
-      const requestId = uuidv7();
-      const secret = randomBytes(24).toString('base64url');
-      await db.kysely.transaction().execute(async (tx) => {
+      const link = await db.kysely.transaction().execute(async (tx) => {
         await addVenue(tx, partnerId, {
           id: venueId,
           name: body.name,
@@ -84,7 +77,7 @@ export function createPatVenuesService({ db, clock, auth, contexts, tables, posT
           phoneNumber: body.phoneNumber ?? null,
           email: body.email ?? null,
         }, now);
-        await repo.insertOnboardingRequest(tx, { id: requestId, venueId, posType: body.posType, secretHash: hashSecret(secret) }, now);
+        return onboarding.open(tx, venueId, body.posType, now);
       });
       return {
         id: venueId,
@@ -96,7 +89,7 @@ export function createPatVenuesService({ db, clock, auth, contexts, tables, posT
         timezone: body.timezone,
         currency: body.currency,
         posType: body.posType,
-        onboarding: { requestId, url: onboardingUrl(publicBaseUrl, requestId, secret), status: 'rms_activation' },
+        onboarding: link,
       };
     },
 

@@ -32,8 +32,13 @@ export async function listChecks(ex: Executor, orderIds: string[]): Promise<Chec
  * the service closed (pay-at-table) is not reopened by an older view of the POS that still shows it
  * open; its close time stays the service's.
  */
-export async function upsertOrder(ex: Executor, venueId: string, currency: string, order: StoredOrder, now: Date): Promise<OrderRow> {
-  const existing = await findByPosId(ex, venueId, order.posOrderId);
+export async function upsertOrder(ex: Executor, venueId: string, currency: string, posView: StoredOrder, now: Date): Promise<OrderRow> {
+  const existing = await findByPosId(ex, venueId, posView.posOrderId);
+  // An order opened from a seated reservation keeps the booking's party size, prepayment and time,
+  // whatever the POS says of them (spec 2.10, 2.13; seating.service.ts).
+  const order: StoredOrder = existing?.booking_id
+    ? { ...posView, partySize: existing.party_size, reservationDate: existing.reservation_date, prepaymentMinor: Number(existing.prepayment_minor) }
+    : posView;
   if (existing && existing.status !== 'open' && order.status === 'open') return existing;
   if (existing && existing.pos_updated_at.getTime() > order.posUpdatedAt.getTime()) return existing;
   // A POS marks every change of an order with a new updatedAt (the sync's from/until windows rely
@@ -124,4 +129,36 @@ export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, 
     UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
       payment_method = coalesce(${paymentMethod}, payment_method)
     WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
+}
+
+/** What a seated reservation fixes on its order (the rest comes from the POS). */
+export interface SeatedOrderLink {
+  orderId: string;
+  bookingId: string;
+  posOrderId: string;
+  posTables: string[];
+  partySize: number;
+  reservationDate: Date;
+  prepaymentMinor: number;
+  openedAt: Date;
+}
+
+/**
+ * Links a POS order opened for a seated reservation to its booking: the order row gets the
+ * seating's id (or keeps the one a sync gave it first) and the booking's party size, prepayment and
+ * time. A row created here has the oldest possible POS update time, so the next read of the POS
+ * order replaces everything the POS owns (status, tables, checks).
+ */
+export async function linkSeatedOrder(ex: Executor, venueId: string, currency: string, link: SeatedOrderLink, now: Date): Promise<OrderRow> {
+  const { rows } = await sql<OrderRow>`
+    INSERT INTO orders (id, venue_id, pos_order_id, status, pos_tables, party_size, reservation_date, currency,
+                        prepayment_minor, open_at, closed_at, closed_by, pos_updated_at, created_at, updated_at, booking_id)
+    VALUES (${link.orderId}, ${venueId}, ${link.posOrderId}, 'open', ${link.posTables}::text[], ${link.partySize},
+            ${link.reservationDate}, ${currency}, ${link.prepaymentMinor}, ${link.openedAt}, NULL, NULL,
+            ${new Date(0)}, ${now}, ${now}, ${link.bookingId})
+    ON CONFLICT (venue_id, pos_order_id) DO UPDATE SET
+      booking_id = excluded.booking_id, party_size = excluded.party_size, reservation_date = excluded.reservation_date,
+      prepayment_minor = excluded.prepayment_minor, updated_at = excluded.updated_at
+    RETURNING *`.execute(ex);
+  return rows[0];
 }

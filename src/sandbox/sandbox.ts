@@ -10,6 +10,7 @@ import type { PatVenuesService } from '../pat/venues.service.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
 import type { OrderSyncService } from '../pos-mirror/sync.service.ts';
+import { seedSeatingVenue, type SeatingSandbox, type SeatingSandboxDeps } from './seating.ts';
 
 // Sandbox mode (`npm start`, `tableside serve --sandbox`). On first start: a partner with every kind of access, and two venues
 // connected to the in-process POS simulator (one confirming payments immediately, one deferred),
@@ -28,6 +29,8 @@ export interface SandboxFile {
   venueIds: string[];
   venues: Array<{ id: string; name: string; posType: string; posVenueId: string; paymentConfirmation: string }>;
   posSimulator: { baseUrl: string; apiKey: string } | null;
+  /** A venue to seat a booking at with the apiKey (POST /v1/rms/pos/reservations); null without the simulator. */
+  seating: SeatingSandbox | null;
 }
 
 export const sandboxFile = (dataDir: string) => join(dataDir, 'sandbox.json');
@@ -43,14 +46,16 @@ interface SandboxDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  auth: Pick<AuthService, 'createPartner' | 'newCredentials' | 'issueToken'>;
+  auth: Pick<AuthService, 'createPartner' | 'newCredentials' | 'issueToken' | 'scopeNewVenue'>;
   venues: Pick<PatVenuesService, 'addVenue'>;
-  connections: Pick<ConnectionsService, 'connect'>;
+  connections: Pick<ConnectionsService, 'connect' | 'forVenue'>;
   orderSync: Pick<OrderSyncService, 'syncVenue'>;
   posTypes: PosTypeRegistry;
   dataDir: string;
   baseUrl: string;
   posSimulator: { baseUrl: string; apiKey: string } | null;
+  /** What seeds the seatable venue (the content venues service and the simulator's control API); null: none. */
+  seating: Pick<SeatingSandboxDeps, 'venues' | 'posControl'> | null;
 }
 
 interface SandboxSetting {
@@ -106,6 +111,10 @@ export async function setupSandbox(deps: SandboxDeps): Promise<SandboxFile> {
     for (const v of SANDBOX_VENUES.slice(venueIds.length)) venueIds.push(await seedVenue(deps, credentials.partnerId, v));
   }
 
+  const seating = deps.posSimulator && deps.seating
+    ? await seedSeatingVenue({ ...deps.seating, auth: deps.auth, connections: deps.connections, posTypes: deps.posTypes }, credentials.partnerId)
+    : null;
+
   let accessToken = previous.accessToken && previous.partnerId === credentials.partnerId ? previous.accessToken : '';
   let accessTokenExpiresAt = accessToken ? (previous.accessTokenExpiresAt ?? new Date(0).toISOString()) : new Date(0).toISOString();
   if (new Date(accessTokenExpiresAt).getTime() < clock.now().getTime() + 24 * 3600 * 1000) {
@@ -126,6 +135,7 @@ export async function setupSandbox(deps: SandboxDeps): Promise<SandboxFile> {
       return { id, name: v?.name ?? '', posType: v?.posType ?? '', posVenueId: v?.posVenueId ?? '', paymentConfirmation: posType?.paymentConfirmation ?? '' };
     }),
     posSimulator: deps.posSimulator,
+    seating,
   };
   writeFileSync(file, JSON.stringify(sandbox, null, 2) + '\n', { mode: 0o600 });
   return sandbox;

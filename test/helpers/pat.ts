@@ -44,6 +44,8 @@ export interface PatWorld {
   partner: TestPartner;
   /** Creates a simulator location and a venue onboarded onto it. */
   connectVenue(opts?: { posType?: PosCode; currency?: string; timezone?: string; behaviour?: VenueBehaviour; tables?: Array<{ id: string; name: string }>; partner?: TestPartner }): Promise<ConnectedVenue>;
+  /** Creates a simulator location (the menu is MENU, in its currency). */
+  newLocation(opts?: { posType?: PosCode; currency?: string; timezone?: string; behaviour?: VenueBehaviour; tables?: Array<{ id: string; name: string }> }): Promise<{ posVenueId: string; tables: Array<{ id: string; name: string }> }>;
   /** Opens an order on the POS as staff would; returns the POS order. */
   openOrder(posVenueId: string, input: WalkInInput): Promise<PosOrder>;
   /** GET the bill of a POS table of the venue. */
@@ -95,8 +97,7 @@ export async function startPatWorld(
     sim,
     partner,
     close,
-    async connectVenue(o = {}) {
-      const posType = o.posType ?? POS.immediate;
+    async newLocation(o = {}) {
       const currency = o.currency ?? 'EUR';
       const posVenueId = `loc-${process.pid}-${++counter}`;
       const tables = o.tables ?? [
@@ -111,10 +112,16 @@ export async function startPatWorld(
         timezone: o.timezone ?? 'Europe/Madrid',
         currency,
         itemsSupported: true,
-        behaviour: (o.behaviour ?? (posType === POS.deferred ? { payment: 'deferred', delayMs: 300, outcome: 'confirmed' } : { payment: 'immediate' })) as never,
+        behaviour: (o.behaviour ?? (o.posType === POS.deferred ? { payment: 'deferred', delayMs: 300, outcome: 'confirmed' } : { payment: 'immediate' })) as never,
         tables,
         menu: currency === 'EUR' ? MENU : MENU.map((m) => ({ ...m, price: currency === 'JPY' ? Math.round(m.price * 100) : m.price })),
       });
+      return { posVenueId, tables };
+    },
+    async connectVenue(o = {}) {
+      const posType = o.posType ?? POS.immediate;
+      const currency = o.currency ?? 'EUR';
+      const { posVenueId, tables } = await world.newLocation({ ...o, posType });
       const partner = o.partner ?? world.partner;
       const created = await app.http.post('/v1/pat/venues', {
         token: partner.token,

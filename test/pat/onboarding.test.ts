@@ -413,7 +413,7 @@ function freePort(): Promise<number> {
 
 describe('the onboarding page in headless Chromium (JavaScript disabled)', () => {
   it.skipIf(!hasChromium && !inCi)(
-    '[DES-091] [DES-092] [DES-094] [DES-095] [DES-096] [PATV-21] [PATV-23] accessible, keyboard-only, works without JavaScript',
+    '[DES-091] [DES-092] [DES-094] [DES-095] [DES-096] [PATV-21] [PATV-23] [BKG-24] accessible, keyboard-only, works without JavaScript (pay-at-table and RMS venues)',
     async () => {
       if (!hasChromium) {
         throw new Error(`The browser test needs Chromium at ${CHROMIUM} (Debian package "chromium": apt-get install -y chromium); it is missing.`);
@@ -475,6 +475,23 @@ describe('the onboarding page in headless Chromium (JavaScript disabled)', () =>
         expect(await refused.innerText()).toContain('location already connected');
         expect(await page.locator('form').count()).toBe(1);
         expect((await world.app.http.get(`/v1/pat/venue/${second.venueId}/features`, { token: world.partner.token })).status).toBe(404);
+
+        // The same page onboards an RMS venue (DESIGN 8.3c): its link comes from POST /v1/rms/venues/{externalId}/pos-connection.
+        const rms = (await world.app.newPartner(['rms'], 'RMS partner')) as TestPartner & { apiKey: string };
+        const rmsVenue = await world.app.http.post('/v1/rms/venues', {
+          token: rms.apiKey, body: { externalId: 'browser-rms', name: 'Bodega Reservada', countryCode: 'ES', city: 'Madrid', currency: 'EUR' },
+        });
+        expect(rmsVenue.status, rmsVenue.text).toBe(200);
+        const rmsLink = await world.app.http.post('/v1/rms/venues/browser-rms/pos-connection', { token: rms.apiKey, body: { posType: POS.immediate } });
+        expect(rmsLink.status, rmsLink.text).toBe(200);
+        expect(rmsLink.body.onboarding.url.startsWith(`https://127.0.0.1:${port}/onboarding/`)).toBe(true);
+        await page.goto(rmsLink.body.onboarding.url);
+        await expectAccessibleForm(page, 'Bodega Reservada');
+        await typeLocationAndEnter(page, await newLocation(TABLES, world));
+        await page.getByRole('heading', { name: /your point of sale is connected/i }).waitFor();
+        const rmsTables = await world.app.http.get('/v1/rms/venues/browser-rms/pos-tables', { token: rms.apiKey });
+        expect(rmsTables.status).toBe(200);
+        expect(rmsTables.body.count).toBe(TABLES.length);
       } finally {
         await browser?.close();
         rmSync(dir, { recursive: true, force: true });

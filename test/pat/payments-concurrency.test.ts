@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSimulator } from '../../pos-simulator/src/index.ts';
 import { openPostgres } from '../../src/db/db.ts';
-import { jsonOf, runCli, startServe, type ServeProcess } from '../helpers/cli.ts';
-import { availableStores, createSchema, describePostgres, dropSchema, newSchemaName, postgresUrl, urlWithSchema } from '../helpers/db.ts';
-import { HttpClient, testCertFile, testTls } from '../helpers/http.ts';
+import { startServe } from '../helpers/cli.ts';
+import { startCluster as cluster } from '../helpers/cluster.ts';
+import { availableStores, describePostgres } from '../helpers/db.ts';
+import { HttpClient } from '../helpers/http.ts';
 import { POS, startPatWorld } from '../helpers/pat.ts';
 import { eventually } from '../helpers/eventually.ts';
 
@@ -55,37 +56,6 @@ for (const store of availableStores()) {
 }
 
 describePostgres('several serve processes on one database', () => {
-  async function cluster(count: number, env: Record<string, string> = {}) {
-    const schema = newSchemaName();
-    await createSchema(schema);
-    const url = urlWithSchema(postgresUrl()!, schema);
-    const tls = testTls();
-    const sim = await startSimulator({ tls: { key: tls.key, cert: tls.cert } });
-    const dir = mkdtempSync(join(tmpdir(), 'tableside-cluster-'));
-    const posTypesFile = join(dir, 'pos-types.json');
-    writeFileSync(posTypesFile, JSON.stringify([
-      { code: 'sim', name: 'Simulator', baseUrl: sim.baseUrl, apiKey: sim.apiKey, caFile: testCertFile(), billRetrieval: true, paymentForwarding: true, paymentConfirmation: 'immediate' },
-      { code: 'sim-deferred', name: 'Simulator (deferred)', baseUrl: sim.baseUrl, apiKey: sim.apiKey, caFile: testCertFile(), billRetrieval: true, paymentForwarding: true, paymentConfirmation: 'deferred' },
-    ]));
-    const baseEnv = { DATABASE_URL: url, POS_TYPES: posTypesFile, AUTH_FAILURE_LIMIT_PER_MIN: '100000', JOB_POLL_MS: '200', ...env };
-    const servers: ServeProcess[] = [];
-    const clients: HttpClient[] = [];
-    for (let i = 0; i < count; i++) {
-      const data = mkdtempSync(join(tmpdir(), `tableside-node${i}-`));
-      servers.push(await startServe({ ...baseEnv, TABLESIDE_DATA: data }));
-      clients.push(new HttpClient(servers[i].url, readFileSync(join(data, 'tls.crt'), 'utf8')));
-    }
-    onTestFinished(async () => {
-      for (const c of clients) await c.close();
-      for (const s of servers) await s.stop('SIGKILL');
-      await sim.close();
-      await dropSchema(schema);
-    });
-    const partner = jsonOf(await runCli(['partner', 'create', '--name', 'cluster', '--access', 'pat', '--json'], { DATABASE_URL: url }));
-    const { accessToken } = jsonOf(await runCli(['token', 'issue', '--partner', partner.partnerId, '--json'], { DATABASE_URL: url }));
-    return { url, sim, servers, clients, token: accessToken, baseEnv };
-  }
-
   async function onboard(c: { sim: Awaited<ReturnType<typeof startSimulator>>; clients: HttpClient[]; token: string }, posType: string, behaviour: unknown) {
     const posVenueId = `cluster-${posType}`;
     await c.sim.control.createVenue({ id: posVenueId, currency: 'EUR', tables: Array.from({ length: 8 }, (_, i) => ({ id: String(i + 1), name: `T${i + 1}` })), menu: [{ sku: 'X', name: 'Dish', price: 10 }], behaviour: behaviour as never });

@@ -19,6 +19,7 @@ interface SandboxJson {
   accessToken: string;
   venueIds: string[];
   posSimulator: { baseUrl: string; apiKey: string } | null;
+  seating: { externalId: string; venueId: string; posTables: string[]; skus: string[] } | null;
 }
 
 let dir: string;
@@ -78,8 +79,9 @@ describe('tableside serve --sandbox', () => {
   it('[DES-067] the seeded venues are connected, with tables and open orders', async () => {
     const venues = await http.get('/v1/pat/venues', { token: first.accessToken });
     expect(venues.status).toBe(200);
-    expect(venues.body.total).toBe(2);
-    expect(venues.body.venues.map((v: { id: string }) => v.id).sort()).toEqual([...first.venueIds].sort());
+    // The two pay-at-table venues, and the seatable venue of the RMS side (sandbox.json's seating).
+    expect(venues.body.total).toBe(3);
+    expect(venues.body.venues.map((v: { id: string }) => v.id).sort()).toEqual([...first.venueIds, first.seating!.venueId].sort());
     for (const v of venues.body.venues) expect(v.posCode).toMatch(/^simulator/);
     for (const venueId of first.venueIds) {
       const tables = await http.get(`/v1/pat/venue/${venueId}/tables`, { token: first.accessToken });
@@ -193,6 +195,26 @@ describe('tableside serve --sandbox', () => {
     expect(bad.stderr).toMatch(/UUID/);
   });
 
+  it('[DES-106] [BKG-25] [BKG-29] the sandbox seats a booking: sandbox.json names a seatable venue; the seated booking’s bill shows partySize and prepayment', async () => {
+    const seating = first.seating!;
+    expect(seating).toMatchObject({ externalId: 'sandbox-trattoria', venueId: expect.any(String) });
+    const posTables = await http.get(`/v1/rms/venues/${seating.externalId}/pos-tables`, { token: first.apiKey });
+    expect(posTables.status, posTables.text).toBe(200);
+    expect(posTables.body.tables.map((t: { id: string }) => t.id)).toEqual(seating.posTables);
+    const res = await http.post('/v1/rms/pos/reservations', {
+      token: first.apiKey,
+      body: { bookingId: 'sandbox-demo-1', venueId: seating.externalId, status: 'seated', partySize: 2, tables: [seating.posTables[0]], date: new Date().toISOString(), prepayment: 10, items: [{ sku: 'MARGHERITA', quantity: 2 }] },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.status).toBe('opened');
+    const tables = await http.get(`/v1/pat/venue/${seating.venueId}/tables`, { token: first.accessToken });
+    const table = tables.body.tables.find((t: { name: string }) => t.name === 'Tavolo 1');
+    const bill = await http.get(`/v1/pat/venue/${seating.venueId}/table/${table.id}/bill`, { token: first.accessToken });
+    expect(bill.status, bill.text).toBe(200);
+    expect(bill.body).toMatchObject({ orderId: res.body.orderId, partySize: 2 });
+    expect(bill.body.totals).toMatchObject({ total: 22, prepayment: 10, totalDue: 12 });
+  });
+
   it('[DES-068] a later start on the same directory seeds nothing again: same partner and venues, the old token still works', async () => {
     const code = await serve!.stop('SIGTERM');
     expect(code).toBe(0);
@@ -212,8 +234,9 @@ describe('tableside serve --sandbox', () => {
 
     const venues = await http.get('/v1/pat/venues', { token: first.accessToken });
     expect(venues.status, venues.text).toBe(200);
-    expect(venues.body.total).toBe(2);
-    expect(venues.body.venues.map((v: { id: string }) => v.id).sort()).toEqual([...first.venueIds].sort());
+    expect(venues.body.total).toBe(3);
+    expect(second.seating).toEqual(first.seating);
+    expect(venues.body.venues.map((v: { id: string }) => v.id).sort()).toEqual([...first.venueIds, first.seating!.venueId].sort());
     for (const venueId of first.venueIds) {
       expect((await http.get(`/v1/pat/venue/${venueId}/features`, { token: first.accessToken })).status).toBe(200);
       const tables = await http.get(`/v1/pat/venue/${venueId}/tables`, { token: first.accessToken });
@@ -261,8 +284,10 @@ describe('tableside serve --sandbox after an interrupted first start', () => {
       expect(sandbox.venueIds).toHaveLength(2);
       client = new HttpClient(sandbox.baseUrl, readFileSync(join(dataDir, 'tls.crt'), 'utf8'));
       const venues = await client.get('/v1/pat/venues', { token: sandbox.accessToken });
-      expect(venues.body.total).toBe(2);
-      expect(venues.body.venues.map((v: { posCode: string }) => v.posCode).sort()).toEqual(['simulator', 'simulator-deferred']);
+      // The two pay-at-table venues and the seatable one, each once.
+      expect(venues.body.total).toBe(3);
+      expect(venues.body.venues.map((v: { posCode: string }) => v.posCode).sort()).toEqual(['simulator', 'simulator', 'simulator-deferred']);
+      expect(venues.body.venues.map((v: { id: string }) => v.id)).toContain(sandbox.seating!.venueId);
       expect((await client.get(`/v1/pat/venue/${sandbox.venueIds[1]}/tables`, { token: sandbox.accessToken })).body.tables).toHaveLength(2);
     } finally {
       await client?.close();

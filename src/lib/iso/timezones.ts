@@ -165,3 +165,9 @@ export function zonedWallTime(wall: WallTime, timeZone: string): Date {
   const instant = candidates.length > 0 ? Math.min(...candidates) : wholeSecond - before;
   return new Date(instant + millisecond);
 }
+
+/** `instant` as the wall-clock 'YYYY-MM-DD HH:MM:SS' of `timeZone` (spec 4.6's 'Y-m-d H:i:s'; whole seconds). */
+export function localDateTimeText(instant: Date, timeZone: string): string {
+  const iso = new Date(wallClockMs(instant.getTime(), timeZone)).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}

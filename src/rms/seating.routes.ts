@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../server/auth.ts';
+import { AUTH_ERRORS, errorResponses } from '../server/schemas.ts';
+import {
+  PosConnectionAnswer, PosConnectionBody, PosTablesAnswer, ReservationAnswer, ReservationEvent, RmsVenueParams,
+} from './seating.schemas.ts';
+import type { RmsSeatingService } from './seating.service.ts';
+
+// Seated reservations (DESIGN 8.3c), under the RMS partner's API key. {venueId} is the venue's
+// externalId (DESIGN 8), unlike the content API's own /v1/rms/venues/{venueId}.
+
+const common = { tags: ['reservations'], security: [{ apiKey: [] }] };
+
+export const rmsSeatingRoutes: FastifyPluginAsyncTypebox<{ seating: RmsSeatingService }> = async (app, { seating }) => {
+  app.get(
+    '/v1/rms/venues/:venueId/pos-tables',
+    {
+      config: { auth: 'rms' },
+      schema: {
+        ...common,
+        operationId: 'listVenuePosTables',
+        summary: "The venue's POS tables, for your table matching",
+        description: '{venueId} is your externalId of the venue. 404 while the venue has no active POS connection.',
+        params: RmsVenueParams,
+        response: { 200: PosTablesAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
+      },
+    },
+    async (request) => seating.posTables(principalOf(request).partnerId, request.params.venueId),
+  );
+
+  app.post(
+    '/v1/rms/venues/:venueId/pos-connection',
+    {
+      config: { auth: 'rms' },
+      schema: {
+        ...common,
+        operationId: 'connectVenuePos',
+        summary: "An onboarding link that connects the venue to its POS location",
+        description: 'The same onboarding page as a pay-at-table venue: send the url to the restaurant. 409 when the venue is connected already.',
+        params: RmsVenueParams,
+        body: PosConnectionBody,
+        response: { 200: PosConnectionAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404, 409, 413, 415]) },
+      },
+    },
+    async (request) => seating.posConnection(principalOf(request).partnerId, request.params.venueId, request.body),
+  );
+
+  app.post(
+    '/v1/rms/pos/reservations',
+    {
+      config: { auth: 'rms' },
+      schema: {
+        ...common,
+        operationId: 'postReservationEvent',
+        summary: 'A reservation event: seated opens the POS order, once per booking',
+        description:
+          'seated: the POS order is created once however often the event is sent (200 opened, then 200 unchanged with the same orderId); ' +
+          'unknown SKUs are left out and listed in unknownSkus; a POS that cannot be reached gives 202 pending and is retried for an hour ' +
+          '(outcome: webhook pos_order.opened or pos_order.failed). Any other status is recorded and answers 200 unchanged.',
+        body: ReservationEvent,
+        response: { 200: ReservationAnswer, 202: ReservationAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404, 413, 415, 422]) },
+      },
+    },
+    async (request, reply) => {
+      const answer = await seating.reservation(principalOf(request).partnerId, request.body);
+      return reply.code(answer.httpStatus).send(answer.body);
+    },
+  );
+};
