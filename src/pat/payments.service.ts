@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Executor } from '../db/db.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import type { JobDefinition } from '../db/jobs.ts';
+import { cancelJob, type JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, badGateway, conflict, notFound, unprocessable } from '../lib/errors.ts';
 import { isUuid, uuidv7 } from '../lib/ids.ts';
@@ -12,7 +12,7 @@ import {
   forwardBody, isTerminal, moveOf, normalizeFailureCode, parsePayload, payloadMismatch, payloadOf, paymentView, recordedStatus,
   submissionEvent, type PaymentPayload,
 } from './payments.fns.ts';
-import { createPaymentJobs, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
+import { createPaymentJobs, paymentJobKey, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
 import { createPaymentOutcomes } from './payments.outcomes.ts';
 import * as repo from './payments.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
@@ -244,7 +244,12 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
         if (claimed.kind === 'race') continue;
 
         let p = claimed.payment;
-        if (p.status === 'in_flight') p = await forwardNow(ctx, p, order.pos_order_id);
+        if (p.status === 'in_flight') {
+          p = await forwardNow(ctx, p, order.pos_order_id);
+          // The forward has an outcome, so the claim's recover job has nothing left to do: drop it
+          // now rather than let every process claim, run and delete it later.
+          if (p.status !== 'in_flight') await cancelJob(ex, paymentJobKey.recover(p.id));
+        }
         if (p.status === 'pending') p = await settleInline(p.id);
         return { statusCode: isTerminal(p.status) ? 200 : 202, replay: false, payment: await view(p, ctx.venue.currency) };
       }
