@@ -13,7 +13,8 @@
 // The service runs as a real `tableside serve` process and the POS as a real `tableside pos-sim`
 // process, so the load generator (this process) competes with neither. Options (environment):
 // BENCH_REQUESTS (3000 per GET scenario), BENCH_PAYMENTS (1000), BENCH_CONCURRENCY (16),
-// BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_CPU_PROF=<dir> (a CPU
+// BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_SCENARIOS (a regular
+// expression on the scenario names: only those run), BENCH_CPU_PROF=<dir> (a CPU
 // profile of each service process). Everything lives in fresh
 // schemas and temp directories, removed at the end.
 
@@ -90,11 +91,57 @@ const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/
 /** Resets the peak (writing 5 to clear_refs, Linux 4.0+), so the next reading covers one run. */
 const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
-const measure = async (name: string, agent: Agent, origin: string, next: (i: number) => LoadRequest | LoadRequest[], total: number, pid?: number): Promise<Stats> => {
+/** CPU time a process has used (user + system), in ms; 0 when it has gone. Linux clock ticks are 10 ms. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Where the CPU of a run goes, per request: the service process, its PostgreSQL backends (found by
+ * the application_name the service's pool sends, PGAPPNAME), the POS simulator and this load
+ * generator. The service is one thread: 1000 / (its ms per request) bounds its requests a second.
+ */
+interface CpuWatch {
+  service?: number;
+  sim?: number;
+  /** The backends of the service's pool, by application_name. */
+  backends?: { db: pg.Client; app: string };
+}
+
+async function cpuSnapshot(w: CpuWatch) {
+  const pids = w.backends ? (await w.backends.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [w.backends.app])).rows.map((r) => r.pid) : [];
+  return {
+    service: w.service ? cpuMs(w.service) : 0,
+    sim: w.sim ? cpuMs(w.sim) : 0,
+    backends: new Map(pids.map((pid) => [pid, cpuMs(pid)])),
+    self: process.cpuUsage(),
+  };
+}
+
+async function cpuReport(w: CpuWatch, before: Awaited<ReturnType<typeof cpuSnapshot>>, requests: number): Promise<string> {
+  const after = await cpuSnapshot(w);
+  let pgMs = 0;
+  for (const [pid, ms] of after.backends) pgMs += ms - (before.backends.get(pid) ?? 0);
+  const self = process.cpuUsage(before.self);
+  const per = (ms: number) => (ms / requests).toFixed(2);
+  return `CPU ms/request: service ${per(after.service - before.service)}, its PostgreSQL backends ${per(pgMs)}, POS simulator ${per(after.sim - before.sim)}, load generator ${per((self.user + self.system) / 1000)}`;
+}
+
+const only = process.env.BENCH_SCENARIOS ? new RegExp(process.env.BENCH_SCENARIOS) : null;
+const SKIPPED: Stats = { requests: 0, rps: NaN, p50: NaN, p99: NaN, mean: NaN };
+
+const measure = async (name: string, agent: Agent, origin: string, next: (i: number) => LoadRequest | LoadRequest[], total: number, pid?: number, cpu: CpuWatch = {}): Promise<Stats> => {
+  if (only && !only.test(name)) return SKIPPED;
   if (pid) resetPeak(pid);
+  const before = await cpuSnapshot(cpu);
   const s = await load(agent, origin, next, total, CONCURRENCY);
   const rss = pid ? `  service peak RSS ${peakRss(pid).toFixed(0)} MiB` : '';
-  console.log(`${name.padEnd(44)} ${fmt(s)}${rss}`);
+  console.log(`${name.padEnd(44)} ${fmt(s)}${rss}\n${''.padEnd(45)}${await cpuReport(cpu, before, total)}`);
   return s;
 };
 
@@ -122,7 +169,8 @@ async function posVenue(sim: Sim, posVenueId: string, tables: number): Promise<s
 /** A `tableside serve` on a store, with a partner and its token, and how to connect venues to it. */
 async function serve(label: string, storeEnv: Record<string, string>, posTypes: string) {
   const data = join(dir, `serve-${label}`);
-  const env = { ...storeEnv, TABLESIDE_DATA: data };
+  const app = `tableside-bench-${run}-${label}`;
+  const env = { ...storeEnv, TABLESIDE_DATA: data, PGAPPNAME: app };
   // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const served = await start([...prof, join(ROOT, 'bin/tableside.mjs'), 'serve'], { ...env, POS_TYPES: posTypes, PORT: '0', AUTH_FAILURE_LIMIT_PER_MIN: '1000000', POS_TABLES_TTL_S: '3600' }, /Tableside listening on/, 'stderr');
@@ -170,7 +218,7 @@ async function serve(label: string, storeEnv: Record<string, string>, posTypes: 
     headers: auth,
     body: JSON.stringify({ externalReference: `bench-${run}-${tag}-${i}`, amount: 50.05, type: 'full', tip: 0 }),
   });
-  return { origin, agent, pid: served.child.pid!, connect, storedOrders, billPath, payPath, fetchJson };
+  return { origin, agent, pid: served.child.pid!, app, connect, storedOrders, billPath, payPath, fetchJson };
 }
 
 async function main() {
@@ -181,7 +229,9 @@ async function main() {
   const url = withSchema(schema);
   try {
     // The POS simulator and the baseline server, each in its own process.
-    const simInfo = JSON.parse((await start([join(ROOT, 'bin/tableside.mjs'), 'pos-sim', '--port', '0', '--json'], { TABLESIDE_DATA: join(dir, 'sim') }, /^\{/)).line);
+    const simStarted = await start([join(ROOT, 'bin/tableside.mjs'), 'pos-sim', '--port', '0', '--json'], { TABLESIDE_DATA: join(dir, 'sim') }, /^\{/);
+    const simInfo = JSON.parse(simStarted.line);
+    const simPid = simStarted.child.pid!;
     const simCa = readFileSync(simInfo.caFile, 'utf8');
     const sim: Sim = {
       ...simInfo,
@@ -224,14 +274,15 @@ async function main() {
     const keyFile = join(dir, 'serve-pg', 'tls.key');
     const baseline = (await start(['--import', 'tsx', join(ROOT, 'bench/lib/baseline-server.ts'), certFile, keyFile], {}, /^https:/)).line;
     const posAuth = { authorization: `Bearer ${sim.apiKey}` };
+    const svcCpu: CpuWatch = { service: svc.pid, sim: simPid, backends: { db, app: svc.app } };
 
     console.log(`\nconcurrency ${CONCURRENCY}, PostgreSQL`);
     await load(svc.agent, baseline, () => ({ path: '/hello' }), WARM, CONCURRENCY);
     const getBase = await measure('baseline: bare Fastify GET', svc.agent, baseline, () => ({ path: '/hello' }), REQUESTS);
     await load(svc.agent, svc.origin, svc.billPath(stored), WARM, CONCURRENCY);
-    const storedBill = await measure('GET bill, stored (billRetrieval false)', svc.agent, svc.origin, svc.billPath(stored), REQUESTS, svc.pid);
-    const posRead = await measure('baseline: bare POS GET open orders', sim.agent, sim.baseUrl, () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth }), REQUESTS);
-    const liveBill = await measure('GET bill, live (billRetrieval true)', svc.agent, svc.origin, svc.billPath(live), REQUESTS, svc.pid);
+    const storedBill = await measure('GET bill, stored (billRetrieval false)', svc.agent, svc.origin, svc.billPath(stored), REQUESTS, svc.pid, svcCpu);
+    const posRead = await measure('baseline: bare POS GET open orders', sim.agent, sim.baseUrl, () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth }), REQUESTS, undefined, { sim: simPid });
+    const liveBill = await measure('GET bill, live (billRetrieval true)', svc.agent, svc.origin, svc.billPath(live), REQUESTS, svc.pid, svcCpu);
     const payments = Math.min(PAYMENTS, payOrders.length, nofwdOrders.length);
     const posPay = await measure('baseline: bare POS read order + forward', sim.agent, sim.baseUrl, (i) => [
       { path: `/venue/bench-bare/orders/${bareOrders[i]}`, headers: posAuth },
@@ -241,9 +292,9 @@ async function main() {
         headers: posAuth,
         body: JSON.stringify({ paymentId: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, type: 'full', amount: 50.05, tip: 0, currency: 'EUR', paymentMethod: null }),
       },
-    ], payments);
-    const forwarded = await measure('POST payment, immediate, forwarded', svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders, 'fwd'), payments, svc.pid);
-    const unforwarded = await measure('POST payment, no forwarding', svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders, 'nofwd'), payments, svc.pid);
+    ], payments, undefined, { sim: simPid });
+    const forwarded = await measure('POST payment, immediate, forwarded', svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders, 'fwd'), payments, svc.pid, svcCpu);
+    const unforwarded = await measure('POST payment, no forwarding', svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders, 'nofwd'), payments, svc.pid, svcCpu);
 
     console.log(`\npgbench TPC-B-like, ${PGBENCH_SECONDS} s, ${CONCURRENCY} clients, same server …`);
     await pgbench(['-i', '-s', '10', '-q']);
@@ -252,7 +303,6 @@ async function main() {
     console.log(`pgbench: ${tps.toFixed(0)} transactions/s`);
     const { rows: check } = await db.query(`SELECT p.status, p.forwarded, count(*)::int AS n FROM payments p GROUP BY 1, 2 ORDER BY 1, 2`);
     console.log(`payments recorded: ${JSON.stringify(check)}`);
-    await db.end();
 
     record(shareRow('GET bill, stored (PostgreSQL)', storedBill.rps, 'req/s', getBase.rps, 'bare Fastify GET', 0.5));
     record(shareRow('GET bill, live (PostgreSQL)', liveBill.rps, 'req/s', posRead.rps, 'bare POS open orders', 0.5));
@@ -272,12 +322,13 @@ async function main() {
       const liteOrders = await lite.storedOrders(liteNofwd.venueId, liteNofwd.tableIds);
       console.log(`\nconcurrency ${CONCURRENCY}, PGlite`);
       await load(lite.agent, lite.origin, lite.billPath(liteStored), WARM, CONCURRENCY);
-      const liteBill = await measure('GET bill, stored, PGlite', lite.agent, lite.origin, lite.billPath(liteStored), REQUESTS, lite.pid);
-      const litePay = await measure('POST payment, no forwarding, PGlite', lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders, 'lite'), Math.min(PAYMENTS, liteOrders.length), lite.pid);
+      const liteBill = await measure('GET bill, stored, PGlite', lite.agent, lite.origin, lite.billPath(liteStored), REQUESTS, lite.pid, { service: lite.pid, sim: simPid });
+      const litePay = await measure('POST payment, no forwarding, PGlite', lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders, 'lite'), Math.min(PAYMENTS, liteOrders.length), lite.pid, { service: lite.pid, sim: simPid });
       record(shareRow('GET bill, stored (PGlite)', liteBill.rps, 'req/s', rate.selectPerS, 'PGlite single-row SELECT/s', null));
       record(shareRow('POST payment, no forwarding (PGlite)', litePay.rps, 'req/s', rate.insertPerS, 'PGlite single-row INSERT/s', null));
       await lite.agent.close();
     }
+    await db.end();
     await svc.agent.close();
     await sim.agent.close();
     await sim.control.close();

@@ -18,6 +18,8 @@ export interface ResultRow {
 }
 
 export function record(row: ResultRow): void {
+  // A scenario or its baseline left out of this run (BENCH_SCENARIOS) has no figure.
+  if (row.ratio.includes('NaN')) return;
   console.log(`result: ${row.scenario}: ${row.figure} vs ${row.baseline} = ${row.ratio} (goal ${row.goal}: ${metText(row.met)})`);
   if (process.env.BENCH_RESULTS) appendFileSync(process.env.BENCH_RESULTS, `${JSON.stringify(row)}\n`);
 }
