@@ -73,12 +73,15 @@ function cli(args: string[], env: Record<string, string>): Promise<string> {
   });
 }
 
-function pgbench(args: string[]): Promise<string> {
+const PGBENCH_APP = `pgbench-${run}`;
+
+function pgbench(args: string[], onStart?: (pid: number) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const u = new URL(BASE_URL);
     const child = spawn('pgbench', [...args, '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), u.pathname.slice(1)], {
-      env: { ...process.env, PGOPTIONS: `-c search_path=${pgbenchSchema}`, PGPASSWORD: decodeURIComponent(u.password) },
+      env: { ...process.env, PGOPTIONS: `-c search_path=${pgbenchSchema}`, PGPASSWORD: decodeURIComponent(u.password), PGAPPNAME: PGBENCH_APP },
     });
+    onStart?.(child.pid!);
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -123,12 +126,15 @@ async function cpuSnapshot(w: CpuWatch) {
   };
 }
 
-async function cpuReport(w: CpuWatch, before: Awaited<ReturnType<typeof cpuSnapshot>>, requests: number): Promise<string> {
-  const after = await cpuSnapshot(w);
+type CpuSnapshot = Awaited<ReturnType<typeof cpuSnapshot>>;
+
+async function cpuReport(w: CpuWatch, before: CpuSnapshot, requests: number, service = 'service', taken?: CpuSnapshot): Promise<string> {
+  const after = taken ?? (await cpuSnapshot(w));
   let pgMs = 0;
   for (const [pid, ms] of after.backends) pgMs += ms - (before.backends.get(pid) ?? 0);
   const self = process.cpuUsage(before.self);
   const per = (ms: number) => (ms / requests).toFixed(2);
+  if (service !== 'service') return `CPU ms/transaction: ${service} ${per(after.service - before.service)}, its PostgreSQL backends ${per(pgMs)}`;
   return `CPU ms/request: service ${per(after.service - before.service)}, its PostgreSQL backends ${per(pgMs)}, POS simulator ${per(after.sim - before.sim)}, load generator ${per((self.user + self.system) / 1000)}`;
 }
 
@@ -298,9 +304,20 @@ async function main() {
 
     console.log(`\npgbench TPC-B-like, ${PGBENCH_SECONDS} s, ${CONCURRENCY} clients, same server …`);
     await pgbench(['-i', '-s', '10', '-q']);
-    const out = await pgbench(['-c', String(CONCURRENCY), '-j', '2', '-T', String(PGBENCH_SECONDS), '-n']);
+    // Its CPU is read between 1 s after the start and 1 s before the end, while every client is connected.
+    let pgbenchPid = 0;
+    const running = pgbench(['-c', String(CONCURRENCY), '-j', '2', '-T', String(PGBENCH_SECONDS), '-n'], (pid) => (pgbenchPid = pid));
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await sleep(1000);
+    const pgCpu: CpuWatch = { service: pgbenchPid, backends: { db, app: PGBENCH_APP } };
+    const pgBefore = await cpuSnapshot(pgCpu);
+    const t0 = Date.now();
+    await sleep(Math.max(1000, (PGBENCH_SECONDS - 2) * 1000));
+    const pgAfter = await cpuSnapshot(pgCpu);
+    const window = Date.now() - t0;
+    const out = await running;
     const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
-    console.log(`pgbench: ${tps.toFixed(0)} transactions/s`);
+    console.log(`pgbench: ${tps.toFixed(0)} transactions/s\n${''.padEnd(45)}${await cpuReport(pgCpu, pgBefore, (tps * window) / 1000, 'pgbench client', pgAfter)}`);
     const { rows: check } = await db.query(`SELECT p.status, p.forwarded, count(*)::int AS n FROM payments p GROUP BY 1, 2 ORDER BY 1, 2`);
     console.log(`payments recorded: ${JSON.stringify(check)}`);
 

@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/db.ts';
 import { queryPrepared } from '../db/prepared.ts';
 import { isUuid } from '../lib/ids.ts';
-import type { ConnectionRow, VenueWithConnection } from '../pos-mirror/connections.service.ts';
+import type { VenueWithConnection } from '../pos-mirror/connections.service.ts';
 import type { StoredCheck } from '../pos-mirror/orders.fns.ts';
 import type { PaymentForBill } from './bill.fns.ts';
+import { SCOPED_VENUE_COLUMNS, SCOPED_VENUE_FROM, scopedOf, type ScopedVenueColumns } from './scope.repository.ts';
 
 // The stored bill in one statement (issue 14): the venue in the partner's scope with its POS
 // connection, the table, the table's open order, its open checks and its confirmed payments. It
@@ -25,21 +26,7 @@ export interface StoredBillRow {
   payments: PaymentForBill[];
 }
 
-interface Row {
-  id: string;
-  name: string;
-  country_code: string | null;
-  city: string | null;
-  timezone: string | null;
-  currency: string | null;
-  pos_type: string | null;
-  c_pos_type: string | null;
-  c_pos_venue_id: string | null;
-  c_status: ConnectionRow['status'] | null;
-  c_suspended_reason: ConnectionRow['suspended_reason'];
-  c_connected_at: Date | null;
-  c_tables_synced_at: Date | null;
-  c_orders_synced_until: Date | null;
+interface Row extends ScopedVenueColumns {
   t_id: string | null;
   t_pos_table_id: string | null;
   t_name: string | null;
@@ -52,10 +39,7 @@ interface Row {
 }
 
 const STORED_BILL = (partnerId: string, venueId: string, tableId: string | null) => sql<Row>`
-  SELECT v.id, v.name, v.country_code, v.city, v.timezone, v.currency, v.pos_type,
-         c.pos_type AS c_pos_type, c.pos_venue_id AS c_pos_venue_id, c.status AS c_status,
-         c.suspended_reason AS c_suspended_reason, c.connected_at AS c_connected_at,
-         c.tables_synced_at AS c_tables_synced_at, c.orders_synced_until AS c_orders_synced_until,
+  SELECT ${SCOPED_VENUE_COLUMNS},
          t.id AS t_id, t.pos_table_id AS t_pos_table_id, t.name AS t_name,
          o.id AS o_id, o.currency AS o_currency, o.prepayment_minor AS o_prepayment_minor, o.party_size AS o_party_size,
          (SELECT json_agg(json_build_object(
@@ -66,9 +50,7 @@ const STORED_BILL = (partnerId: string, venueId: string, tableId: string | null)
             FROM order_checks k WHERE k.order_id = o.id AND k.status = 'open') AS checks,
          (SELECT json_agg(json_build_object('status', p.status, 'amountMinor', p.amount_minor, 'tipMinor', p.tip_minor))
             FROM payments p WHERE p.order_id = o.id AND p.status = 'confirmed') AS payments
-  FROM partner_venues pv
-  JOIN venues v ON v.id = pv.venue_id
-  LEFT JOIN pos_connections c ON c.venue_id = v.id
+  ${SCOPED_VENUE_FROM}
   LEFT JOIN venue_tables t ON t.venue_id = v.id AND t.id = ${tableId}::uuid AND t.active
   LEFT JOIN LATERAL (
     SELECT o.id, o.currency, o.prepayment_minor, o.party_size FROM orders o
@@ -83,23 +65,8 @@ const STORED_BILL = (partnerId: string, venueId: string, tableId: string | null)
 export async function findStoredBill(db: Pick<Db, 'kysely' | 'pool'>, partnerId: string, venueId: string, tableId: string): Promise<StoredBillRow> {
   const [r] = await queryPrepared<Row>(db.pool, 'pat_stored_bill', STORED_BILL(partnerId, venueId, isUuid(tableId) ? tableId : null).compile(db.kysely));
   if (!r) return { scoped: null, table: null, order: null, checks: [], payments: [] };
-  const connection: ConnectionRow | null = r.c_pos_type
-    ? {
-        venue_id: r.id,
-        pos_type: r.c_pos_type,
-        pos_venue_id: r.c_pos_venue_id!,
-        status: r.c_status!,
-        suspended_reason: r.c_suspended_reason,
-        connected_at: r.c_connected_at!,
-        tables_synced_at: r.c_tables_synced_at,
-        orders_synced_until: r.c_orders_synced_until,
-      }
-    : null;
   return {
-    scoped: {
-      venue: { id: r.id, name: r.name, country_code: r.country_code, city: r.city, timezone: r.timezone, currency: r.currency, pos_type: r.pos_type },
-      connection,
-    },
+    scoped: scopedOf(r),
     table: r.t_id ? { id: r.t_id, pos_table_id: r.t_pos_table_id!, name: r.t_name! } : null,
     order: r.o_id ? { id: r.o_id, currency: r.o_currency!, prepayment_minor: r.o_prepayment_minor!, party_size: r.o_party_size } : null,
     checks: r.checks ?? [],

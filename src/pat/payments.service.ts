@@ -15,6 +15,7 @@ import {
 import { createPaymentJobs, paymentJobKey, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
 import { createPaymentOutcomes } from './payments.outcomes.ts';
 import * as repo from './payments.repository.ts';
+import { findSubmission } from './submission.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
 import { suspendedMessage, type VenueContext, type VenueContexts } from './venue-context.ts';
 
@@ -36,7 +37,7 @@ const INLINE_STEP_MS = 200;
 const RECOVER_AFTER_MS = 15_000;
 
 export interface PaymentsServiceDeps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pool'>;
   clock: Clock;
   log: Logger;
   contexts: VenueContexts;
@@ -202,14 +203,15 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   return {
     async submit(partnerId: string, venueId: string, orderId: string, body: SubmitPaymentBody): Promise<SubmitResult> {
       // A suspended venue still answers replays of payments it already has; new ones need it active.
-      const ctx = await contexts.connected(partnerId, venueId);
-      const payload = parsePayload(body, orderId, ctx.venue.currency);
-      const order = isUuid(orderId) ? await orders.find(ctx.venue.id, orderId) : null;
-      if (!order) throw notFound(ORDER_NOT_FOUND);
       const ref = body.externalReference;
+      const found = isUuid(venueId) ? await findSubmission(db, partnerId, venueId, orderId, ref) : null;
+      const ctx = contexts.connectedFrom(found?.scoped ?? null);
+      const payload = parsePayload(body, orderId, ctx.venue.currency);
+      const order = found!.order;
+      if (!order) throw notFound(ORDER_NOT_FOUND);
 
       for (let attempt = 0; attempt < 10; attempt++) {
-        let existing = await repo.findByRef(ex, partnerId, ref);
+        let existing = attempt === 0 ? found!.existing : await repo.findByRef(ex, partnerId, ref);
         if (existing) {
           const mismatch = payloadMismatch(payloadOf(existing), payload);
           if (mismatch.length) {

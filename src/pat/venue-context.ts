@@ -40,6 +40,11 @@ export function createVenueContexts({ connections }: VenueContextDeps) {
       return activeOf(await this.connected(partnerId, venueId));
     },
 
+    /** `connected`, from the venue and connection a caller read in its own statement (null: not in scope). */
+    connectedFrom(found: VenueWithConnection | null): VenueContext {
+      return connectedOf(connections.resolveScoped(found));
+    },
+
     /** `active`, from the venue and connection a caller read in its own statement (null: not in scope). */
     activeFrom(found: VenueWithConnection | null): VenueContext {
       return activeOf(connectedOf(connections.resolveScoped(found)));
