@@ -278,13 +278,14 @@ async function main() {
 
     const certFile = join(dir, 'serve-pg', 'tls.crt');
     const keyFile = join(dir, 'serve-pg', 'tls.key');
-    const baseline = (await start(['--import', 'tsx', join(ROOT, 'bench/lib/baseline-server.ts'), certFile, keyFile], {}, /^https:/)).line;
+    const baselineStarted = await start(['--import', 'tsx', join(ROOT, 'bench/lib/baseline-server.ts'), certFile, keyFile], {}, /^https:/);
+    const baseline = baselineStarted.line;
     const posAuth = { authorization: `Bearer ${sim.apiKey}` };
     const svcCpu: CpuWatch = { service: svc.pid, sim: simPid, backends: { db, app: svc.app } };
 
     console.log(`\nconcurrency ${CONCURRENCY}, PostgreSQL`);
     await load(svc.agent, baseline, () => ({ path: '/hello' }), WARM, CONCURRENCY);
-    const getBase = await measure('baseline: bare Fastify GET', svc.agent, baseline, () => ({ path: '/hello' }), REQUESTS);
+    const getBase = await measure('baseline: bare Fastify GET', svc.agent, baseline, () => ({ path: '/hello' }), REQUESTS, undefined, { service: baselineStarted.child.pid });
     await load(svc.agent, svc.origin, svc.billPath(stored), WARM, CONCURRENCY);
     const storedBill = await measure('GET bill, stored (billRetrieval false)', svc.agent, svc.origin, svc.billPath(stored), REQUESTS, svc.pid, svcCpu);
     const posRead = await measure('baseline: bare POS GET open orders', sim.agent, sim.baseUrl, () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth }), REQUESTS, undefined, { sim: simPid });
