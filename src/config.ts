@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseSealingKey } from './lib/sealed.ts';
 
 // The environment is read once, here, into a typed Config. A bad value stops the start with a
 // message that names the variable (DESIGN 4); `.env.example` lists every variable with its default.
@@ -21,6 +22,8 @@ export interface Config {
   orderSyncIntervalS: number;
   posTimeoutMs: number;
   rmsTimeoutMs: number;
+  /** SECRETS_KEY: 32 bytes that seal partner secrets Tableside sends on; null = a key kept in the store. */
+  secretsKey: Buffer | null;
   /** Partner-given URLs may point at loopback/private addresses (tests, sandbox). */
   allowPrivateTargets: boolean;
   sandbox: boolean;
@@ -81,6 +84,14 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+function sealingKey(env: Env, name: string): Buffer | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  const key = parseSealingKey(raw);
+  if (!key) throw new ConfigError(name, 'must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)');
+  return key;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const port = int(env, 'PORT', 8443, 0, 65535);
   const tlsCertFile = str(env, 'TLS_CERT');
@@ -111,6 +122,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     orderSyncIntervalS: int(env, 'ORDER_SYNC_INTERVAL_S', 60, 1, 86_400),
     posTimeoutMs: int(env, 'POS_TIMEOUT_MS', 10_000, 100, 120_000),
     rmsTimeoutMs: int(env, 'RMS_TIMEOUT_MS', 5000, 100, 120_000),
+    secretsKey: sealingKey(env, 'SECRETS_KEY'),
     // The sandbox's simulators listen on loopback, so the sandbox allows private targets unless told otherwise.
     allowPrivateTargets: bool(env, 'ALLOW_PRIVATE_TARGETS', sandbox),
     sandbox,
@@ -138,6 +150,7 @@ export const CONFIG_DOC: Array<[variable: string, meaning: string]> = [
   ['ORDER_SYNC_INTERVAL_S', 'seconds between order syncs per connected venue (default 60)'],
   ['POS_TIMEOUT_MS', 'time limit of one call to a POS (default 10000)'],
   ['RMS_TIMEOUT_MS', 'time limit of one booking-services call to an RMS other than availability, which has 1 s (default 5000)'],
+  ['SECRETS_KEY', 'base64 of 32 bytes sealing the partner secrets Tableside sends on (RMS booking-services keys); unset: a key generated once and kept in the store (set it in production so a copy of the database alone reveals nothing)'],
   ['ALLOW_PRIVATE_TARGETS', '1 lets partner-given URLs (booking services, webhook endpoints) point at loopback or private addresses (default 0; 1 in the sandbox)'],
   ['SANDBOX', '1 to run the in-process POS simulator and seed a sandbox partner'],
   ['AUTH_FAILURE_LIMIT_PER_MIN', 'failed authentications a client address may make a minute before 429 (default 60)'],

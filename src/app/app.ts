@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { TlsMaterial } from '../lib/tls.ts';
 import { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { RmsClients } from '../rms/rms-client.ts';
 import { createPlatform } from '../server/platform.ts';
 import { ERROR_MAPPINGS } from './errors.ts';
 import { mountRoutes } from './routes.ts';
@@ -35,10 +36,12 @@ export interface App {
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock, tls, log, posTypes } = deps;
   const posClients = new PosClients({ timeoutMs: config.posTimeoutMs });
-  const { services, jobs } = buildServices({ config, db, clock, log, posTypes, posClients });
+  const rmsClients = new RmsClients({ timeoutMs: config.rmsTimeoutMs, allowPrivate: config.allowPrivateTargets });
+  const { services, jobs } = buildServices({ config, db, clock, log, posTypes, posClients, rmsClients });
   const limiter = new FailureLimiter(config.authFailureLimitPerMin);
   const fastify = await createPlatform({ config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS });
   fastify.addHook('onClose', async () => posClients.close());
+  fastify.addHook('onClose', async () => rmsClients.close());
   await mountRoutes(fastify, services, { posTypes, limiter });
   return { fastify, services, jobs };
 }

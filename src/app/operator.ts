@@ -13,7 +13,7 @@ export async function runOperatorCommand(config: Config, name: CommandName, args
     return runRemoteCommand(config.dataDir, name, args);
   }
   // The store and the services load PGlite, pg and Kysely: only when this process runs the command.
-  const [{ openStore }, { runCommand }, { buildServices }, { default: pino }, { createLogger }, { PosClients }, { loadPosTypes }, { systemClock }] =
+  const [{ openStore }, { runCommand }, { buildServices }, { default: pino }, { createLogger }, { PosClients }, { loadPosTypes }, { systemClock }, { RmsClients }] =
     await Promise.all([
       import('../db/store.ts'),
       import('../operator/commands.ts'),
@@ -23,6 +23,7 @@ export async function runOperatorCommand(config: Config, name: CommandName, args
       import('../pos/pos-client.ts'),
       import('../pos/pos-types.ts'),
       import('../lib/clock.ts'),
+      import('../rms/rms-client.ts'),
     ]);
   let store;
   try {
@@ -34,6 +35,7 @@ export async function runOperatorCommand(config: Config, name: CommandName, args
     throw err;
   }
   const posClients = new PosClients({ timeoutMs: config.posTimeoutMs });
+  const rmsClients = new RmsClients({ timeoutMs: config.rmsTimeoutMs, allowPrivate: config.allowPrivateTargets });
   try {
     const { services } = buildServices({
       config,
@@ -43,10 +45,12 @@ export async function runOperatorCommand(config: Config, name: CommandName, args
       log: createLogger(config.logLevel, pino.destination(2)),
       posTypes: loadPosTypes(config.posTypesFile),
       posClients,
+      rmsClients,
     });
     return await runCommand(name, args, { db: store.db, services });
   } finally {
     await posClients.close();
+    await rmsClients.close();
     await store.close();
   }
 }

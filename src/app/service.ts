@@ -7,7 +7,8 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from '../lib/tls.ts';
 import { startAdminServer, type AdminServer } from '../operator/admin-server.ts';
 import { loadPosTypes } from '../pos/pos-types.ts';
-import { setupSandbox, type SandboxFile } from '../sandbox/sandbox.ts';
+import { connectSandboxRms, startSandboxRms, writeSandboxRms, type RmsSimulator } from '../sandbox/rms.ts';
+import { sandboxFile, setupSandbox, type SandboxFile } from '../sandbox/sandbox.ts';
 import { sandboxPosTypes, startSandboxSimulator, type Simulator } from '../sandbox/simulator.ts';
 import { createLogger } from '../server/logger.ts';
 import { buildApp, type App } from './app.ts';
@@ -64,9 +65,9 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
   const store = opts.store ?? (await openStore(config));
   // Shutdown order: stop taking requests and let in-flight ones finish, then the admin endpoint,
   // then jobs (a running job completes), then the store.
-  const steps: { http?: () => Promise<void>; admin?: () => Promise<void>; jobs?: () => Promise<void>; simulator?: () => Promise<void> } = {};
+  const steps: { http?: () => Promise<void>; admin?: () => Promise<void>; jobs?: () => Promise<void>; simulator?: () => Promise<void>; rms?: () => Promise<void> } = {};
   const closeAll = async () => {
-    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, () => store.close()]) {
+    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, steps.rms, () => store.close()]) {
       if (step) await step().catch((err) => log.error({ err }, 'shutdown step failed'));
     }
   };
@@ -85,6 +86,12 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
       simulator = await startSandboxSimulator(config.dataDir);
       steps.simulator = () => simulator!.close();
       for (const t of sandboxPosTypes(simulator)) if (!posTypes.get(t.code)) posTypes.add(t);
+    }
+    // Sandbox: the reference RMS too (DESIGN 8.6).
+    let rmsSimulator: RmsSimulator | null = null;
+    if (config.sandbox) {
+      rmsSimulator = await startSandboxRms(config.dataDir);
+      steps.rms = () => rmsSimulator!.close();
     }
 
     const app = await buildApp({ config, db: store.db, clock, tls, log, posTypes });
@@ -121,6 +128,14 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
         posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,
         seating: simulator ? { venues: app.services.venues, posControl: simulator.control } : null,
       });
+      if (rmsSimulator) {
+        const s = app.services;
+        const rms = await connectSandboxRms({
+          rms: rmsSimulator, partnerId: sandbox.partnerId, partnerApiKey: sandbox.apiKey, baseUrl: url, dataDir: config.dataDir,
+          venues: s.venues, bookingServices: s.bookingServices, rmsClients: s.rmsClients, log,
+        });
+        sandbox = writeSandboxRms(sandboxFile(config.dataDir), sandbox, rms);
+      }
     }
 
     if (opts.startJobs !== false) {

@@ -19,11 +19,21 @@ import { createPatVenuesService } from '../pat/venues.service.ts';
 import type { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
+import { createWebhookDelivery } from '../webhooks/delivery.service.ts';
+import { createEndpointsService } from '../webhooks/endpoints.service.ts';
+import { createSealer } from '../webhooks/sealing.ts';
+import { createSender } from '../webhooks/sender.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
 import { createSeatingService, SEATING_JOB } from '../pos-mirror/seating.service.ts';
 import { createTablesService } from '../pos-mirror/tables.service.ts';
 import { createRmsSeatingService } from '../rms/seating.service.ts';
+import { createAvailabilityService } from '../rms/availability.service.ts';
+import { createBookingServicesService } from '../rms/booking-services.service.ts';
+import { createBookingsService } from '../rms/bookings.service.ts';
+import { createFeedService } from '../rms/feed.service.ts';
+import { createNoticesService } from '../rms/notices.service.ts';
+import type { RmsClients } from '../rms/rms-client.ts';
 
 // Builds every service from narrow dependencies, and collects the durable job kinds they run.
 // No HTTP here: app.ts mounts the routes over these services, and the CLI runs the operator's
@@ -37,10 +47,11 @@ export interface ServiceDeps {
   log: Logger;
   posTypes: PosTypeRegistry;
   posClients: PosClients;
+  rmsClients: RmsClients;
 }
 
 export function buildServices(deps: ServiceDeps) {
-  const { config, db, clock, log, posTypes, posClients } = deps;
+  const { config, db, clock, log, posTypes, posClients, rmsClients } = deps;
   const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
 
   // Content API (/v1/rms)
@@ -82,11 +93,28 @@ export function buildServices(deps: ServiceDeps) {
   const analyticsVenues = createAnalyticsVenuesService({ db });
   const analyticsOrders = createAnalyticsOrdersService({ db });
 
+  // Reservations, RMS side (DESIGN 8.1-8.3b)
+  const bookingServices = createBookingServicesService({
+    db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
+  });
+  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
+  const notices = createNoticesService({ db, clock, log, bookings });
+  const feed = createFeedService({ db, clock, log });
+  const availability = createAvailabilityService({ db, bookingServices, feed });
+  // Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event
+  const sealer = createSealer({ db, clock, secretsKey: config.secretsKey });
+  const allowPrivateTargets = config.allowPrivateTargets;
+  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
+  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
+
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
+    ...webhookDelivery.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
     [SEATING_JOB]: seating.job(),
+    ...bookings.jobs(),
+    ...notices.jobs(),
   };
 
   return {
@@ -95,7 +123,9 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
+      webhookEndpoints,
       seating, rmsSeating,
+      rmsClients, bookingServices, bookings, notices, feed, availability,
     },
     jobs,
   };

@@ -38,6 +38,9 @@ export async function migrate(db: Db): Promise<MigrateResult> {
     db: db.kysely,
     provider: new SqlFileProvider(),
     migrationTableSchema: rows[0].schema,
+    // Features land from parallel branches, so a developer's store may already hold 011 when 010
+    // arrives; each migration touches its own tables, so applying the late one is safe.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -8,7 +8,7 @@ import { uuidv7 } from '../lib/ids.ts';
 import { PosError, type CreateOrderInput, type CreateOrderItem } from '../pos/pos-client.ts';
 import type { PosOrder } from '../pos/pos.schemas.ts';
 import type { ConnectedVenue, ConnectionsService } from './connections.service.ts';
-import { fromPosOrder } from './orders.fns.ts';
+import { fromPosOrder, type StoredOrder } from './orders.fns.ts';
 import { linkSeatedOrder, upsertOrder } from './orders.repository.ts';
 import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, retryDelayMs, unknownTables, withoutSkus } from './seating.fns.ts';
 import * as repo from './seating.repository.ts';
@@ -84,7 +84,7 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
   }
 
   /** One try at the POS: create (again without unknown SKUs if it names some), no transaction open. */
-  async function callPos(row: SeatingRow, cv: ConnectedVenue): Promise<{ created: PosOrder | { id: string } ; unknownSkus: string[] } | { refused: string }> {
+  async function callPos(row: SeatingRow, cv: ConnectedVenue): Promise<{ created: PosOrder | { id: string }; unknownSkus: string[] } | { refused: string }> {
     const posVenueId = cv.connection.pos_venue_id;
     if (row.attempts > 1) {
       const found = await findOnPos(cv, row.order_id);
@@ -132,10 +132,11 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     // without it the order sync brings it.
     let live: PosOrder | null = 'checks' in created ? created : null;
     if (!live) live = await cv.pos.getOrder(cv.connection.pos_venue_id, created.id).catch(() => null);
-    let stored = null;
+    let stored: StoredOrder | null = null;
     try {
       stored = live ? fromPosOrder(live, cv.venue.currency) : null;
     } catch {
+      // An answer the mirror cannot store is left to the order sync (which reports it); the order exists.
       stored = null;
     }
     const now = clock.now();

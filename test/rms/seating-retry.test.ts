@@ -1,7 +1,10 @@
 import { sql } from 'kysely';
 import { expect, it, onTestFinished } from 'vitest';
 import type { ManualClock } from '../../src/lib/clock.ts';
+import { scheduleJob } from '../../src/db/jobs.ts';
+import { SEATING_JOB, seatingJobKey } from '../../src/pos-mirror/seating.service.ts';
 import { describeEachStore } from '../helpers/db.ts';
+import { HttpClient } from '../helpers/http.ts';
 import { startSeatingWorld, type SeatingWorld } from '../helpers/seating.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
@@ -94,5 +97,55 @@ describeEachStore('seating while the POS cannot be reached', (store) => {
     expect(retried.status).toBe(200);
     expect(retried.body.status).toBe('opened');
     expect(await w.posCreates(v.posVenueId)).toHaveLength(1);
+  });
+
+  it('[BKG-35] [BKG-26] an attempt whose answer was lost (the POS created the order): the retry finds it by the id sent and creates no second order', async () => {
+    const w = await world(store);
+    const v = await w.rmsVenue();
+    proxy.down();
+    const res = await w.seat({ bookingId: 'bk-lost', venueId: v.externalId, status: 'seated', partySize: 2, tables: ['3'], date: '2026-01-15T13:00:00+01:00' });
+    expect(res.status).toBe(202);
+    // What the lost attempt did: the create reached the POS, its answer never came back.
+    const { rows } = await sql<{ pos_request: unknown }>`SELECT pos_request FROM seatings WHERE booking_id = 'bk-lost'`.execute(w.app.db.kysely);
+    const pos = new HttpClient(w.sim.baseUrl);
+    onTestFinished(() => pos.close());
+    const direct = await pos.post(`/venue/${v.posVenueId}/orders`, { token: w.sim.apiKey, body: rows[0].pos_request });
+    expect(direct.status).toBeLessThan(300);
+
+    proxy.up();
+    await nextAttempt(w, 'bk-lost');
+    expect((await jobOf(w, 'bk-lost')).status).toBe('opened');
+    expect(await w.posCreates(v.posVenueId)).toHaveLength(1);
+    const { rows: linked } = await sql<{ pos_order_id: string }>`SELECT pos_order_id FROM seatings WHERE booking_id = 'bk-lost'`.execute(w.app.db.kysely);
+    expect(linked[0].pos_order_id).toBe(direct.body.id);
+    expect((await w.bill(v, '3')).body).toMatchObject({ orderId: res.body.orderId, partySize: 2 });
+  });
+
+  it('[BKG-35] a process that died after claiming a seating: once the claim’s lease is over, the job opens the order', async () => {
+    const w = await world(store);
+    const v = await w.rmsVenue();
+    const clock = w.app.clock as ManualClock;
+    // The claim a dead process left: the row (status opening, a lease) and its job, nothing sent.
+    const now = clock.now();
+    const leaseUntil = new Date(now.getTime() + 25_000);
+    const orderId = '01900000-0000-7000-8000-00000000dead';
+    await w.app.db.kysely.transaction().execute(async (tx) => {
+      const { rows } = await sql<{ id: string }>`
+        INSERT INTO seatings (id, partner_id, venue_id, booking_id, order_id, status, party_size, prepayment_minor, reservation_date,
+                              seated_at, pos_request, attempts, lease_until, deadline_at, created_at, updated_at)
+        VALUES (gen_random_uuid(), ${w.rms.partnerId}, ${v.venueId}, 'bk-dead', ${orderId}, 'opening', 2, 0, ${now}, ${now},
+                ${JSON.stringify({ id: orderId, tables: ['4'], partySize: 2, prepayment: 0, date: '2026-01-15 13:00:00' })}::jsonb,
+                1, ${leaseUntil}, ${new Date(now.getTime() + 3_600_000)}, ${now}, ${now})
+        RETURNING id`.execute(tx);
+      await scheduleJob(tx, { kind: SEATING_JOB, runAt: leaseUntil, dedupeKey: seatingJobKey(rows[0].id), payload: { seatingId: rows[0].id } }, now);
+    });
+    await w.app.service.runner.runDue();
+    expect(await w.posCreates(v.posVenueId)).toHaveLength(0);
+    clock.advance(25_000);
+    await w.app.service.runner.runDue();
+    expect((await jobOf(w, 'bk-dead')).status).toBe('opened');
+    expect(await w.posCreates(v.posVenueId)).toHaveLength(1);
+    const again = await w.seat({ bookingId: 'bk-dead', venueId: v.externalId, status: 'seated', partySize: 2, tables: ['4'], date: '2026-01-15T13:00:00+01:00' });
+    expect(again.body).toMatchObject({ status: 'unchanged', orderId });
   });
 });

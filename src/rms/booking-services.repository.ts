@@ -1,0 +1,45 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/db.ts';
+
+// SQL of the booking-services connection (DESIGN 8.1) and the key that seals partner secrets.
+
+export interface BookingServicesRow {
+  partner_id: string;
+  base_url: string;
+  api_key_sealed: string;
+  last_check_at: Date;
+  last_check_ok: boolean;
+  last_check_message: string;
+}
+
+export async function findConnection(ex: Executor, partnerId: string): Promise<BookingServicesRow | null> {
+  const { rows } = await sql<BookingServicesRow>`
+    SELECT partner_id, base_url, api_key_sealed, last_check_at, last_check_ok, last_check_message
+    FROM rms_booking_services WHERE partner_id = ${partnerId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+export async function saveConnection(ex: Executor, row: BookingServicesRow, now: Date): Promise<void> {
+  await sql`
+    INSERT INTO rms_booking_services (partner_id, base_url, api_key_sealed, last_check_at, last_check_ok, last_check_message, created_at, updated_at)
+    VALUES (${row.partner_id}, ${row.base_url}, ${row.api_key_sealed}, ${row.last_check_at}, ${row.last_check_ok}, ${row.last_check_message}, ${now}, ${now})
+    ON CONFLICT (partner_id) DO UPDATE SET base_url = excluded.base_url, api_key_sealed = excluded.api_key_sealed,
+      last_check_at = excluded.last_check_at, last_check_ok = excluded.last_check_ok,
+      last_check_message = excluded.last_check_message, updated_at = excluded.updated_at`.execute(ex);
+}
+
+/** Records a failed check of an existing connection (the saved one stays as it was). */
+export async function recordCheck(ex: Executor, partnerId: string, at: Date, ok: boolean, message: string): Promise<void> {
+  await sql`UPDATE rms_booking_services SET last_check_at = ${at}, last_check_ok = ${ok}, last_check_message = ${message}
+            WHERE partner_id = ${partnerId}`.execute(ex);
+}
+
+const KEY_SETTING = 'rms.sealing_key';
+
+/** The store's sealing key (base64), created by the first process that needs it. */
+export async function storedSealingKey(ex: Executor, candidate: string, now: Date): Promise<string> {
+  await sql`INSERT INTO settings (key, value, updated_at) VALUES (${KEY_SETTING}, ${JSON.stringify(candidate)}::jsonb, ${now})
+            ON CONFLICT (key) DO NOTHING`.execute(ex);
+  const { rows } = await sql<{ value: string }>`SELECT value FROM settings WHERE key = ${KEY_SETTING}`.execute(ex);
+  return rows[0]!.value;
+}

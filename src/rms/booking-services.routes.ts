@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../server/auth.ts';
+import { AUTH_ERRORS, errorResponses } from '../server/schemas.ts';
+import { BookingServices, PutBookingServicesBody } from './booking-services.schemas.ts';
+import type { BookingServicesService } from './booking-services.service.ts';
+
+const common = { tags: ['rms'], security: [{ apiKey: [] }] };
+
+export const bookingServicesRoutes: FastifyPluginAsyncTypebox<{ bookingServices: BookingServicesService }> = async (app, { bookingServices }) => {
+  app.put(
+    '/v1/rms/booking-services',
+    {
+      config: { auth: 'rms' },
+      schema: {
+        ...common,
+        operationId: 'putBookingServices',
+        summary: 'Connect your booking services (checked with GET {baseUrl}/healthcheck before saving)',
+        body: PutBookingServicesBody,
+        response: { 200: BookingServices, ...errorResponses('rms', [...AUTH_ERRORS, 413, 415]) },
+      },
+    },
+    async (request) => bookingServices.put(principalOf(request).partnerId, request.body),
+  );
+
+  app.get(
+    '/v1/rms/booking-services',
+    {
+      config: { auth: 'rms' },
+      schema: {
+        ...common,
+        operationId: 'getBookingServices',
+        summary: 'Your booking-services connection (never the key)',
+        response: { 200: BookingServices, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
+      },
+    },
+    async (request) => bookingServices.get(principalOf(request).partnerId),
+  );
+};

@@ -1,0 +1,36 @@
+import Type from 'typebox';
+import { Nullable, Timestamp } from '../server/schemas.ts';
+
+// DESIGN 8.1: an RMS partner's booking-services endpoint.
+
+export const PutBookingServicesBody = Type.Object({
+  baseUrl: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    pattern: '^[^\\u0000\\s]+$',
+    description: 'https base URL of your booking services (DESIGN 8.2); must answer GET {baseUrl}/healthcheck with 200 to the key below',
+  }),
+  apiKey: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    pattern: '^[\\x21-\\x7e]+$',
+    description: 'the key Tableside sends as `Authorization: Bearer <apiKey>`; stored sealed, never answered',
+  }),
+});
+export type PutBookingServicesBody = Type.Static<typeof PutBookingServicesBody>;
+
+export const HealthCheck = Type.Object({
+  at: Timestamp,
+  ok: Type.Boolean(),
+  message: Type.String(),
+});
+
+export const BookingServices = Type.Object(
+  {
+    baseUrl: Type.String(),
+    apiKeySet: Type.Boolean({ description: 'always true once saved; the key itself is never answered' }),
+    lastHealthCheck: Nullable(HealthCheck),
+  },
+  { description: "The partner's booking-services connection (DESIGN 8.1)." },
+);
+export type BookingServices = Type.Static<typeof BookingServices>;

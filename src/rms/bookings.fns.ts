@@ -1,0 +1,102 @@
+import { toWire } from '../lib/money.ts';
+import type { BookingStatus, RmsBooking, RmsContact } from './rms-client.fns.ts';
+
+// Pure rules of Tableside's booking record: what a booking looks like to partners (the view the
+// outbox events carry), and which of its fields an RMS state changes. Tested without a database.
+
+export interface BookingRecord {
+  id: string;
+  partnerId: string;
+  venueId: string;
+  rmsVenueId: string;
+  rmsBookingId: string | null;
+  channel: { id: string; name: string } | null;
+  sync: 'creating' | 'created' | 'refused';
+  refusalCode: string | null;
+  status: BookingStatus | null;
+  partySize: number;
+  start: Date;
+  areaId: string | null;
+  tables: string[] | null;
+  contact: RmsContact;
+  notes: string | null;
+  /** Minor units, as the RMS gave it. */
+  deposit: { amount: number; paid: boolean } | null;
+  currency: string;
+  rmsUpdatedAt: Date | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The fields an RMS state sets on the record. */
+export interface RmsFields {
+  status: BookingStatus;
+  partySize: number;
+  start: Date;
+  areaId: string | null;
+  tables: string[] | null;
+  notes: string | null;
+  deposit: { amount: number; paid: boolean } | null;
+}
+
+export function fieldsOf(b: RmsBooking): RmsFields {
+  return { status: b.status, partySize: b.partySize, start: b.date, areaId: b.areaId, tables: b.tables, notes: b.notes, deposit: b.deposit };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** What differs between the record and the RMS's state: field -> {from, to}; empty when nothing. */
+export function diff(record: BookingRecord, next: RmsFields): Record<string, { from: unknown; to: unknown }> {
+  const out: Record<string, { from: unknown; to: unknown }> = {};
+  const pairs: Array<[string, unknown, unknown]> = [
+    ['status', record.status, next.status],
+    ['partySize', record.partySize, next.partySize],
+    ['date', record.start.toISOString(), next.start.toISOString()],
+    ['areaId', record.areaId, next.areaId],
+    ['tables', record.tables, next.tables],
+    ['notes', record.notes, next.notes],
+    ['deposit', record.deposit, next.deposit],
+  ];
+  for (const [field, from, to] of pairs) if (!same(from, to)) out[field] = { from, to };
+  return out;
+}
+
+/**
+ * Whether an RMS state read at `readUpdatedAt` may replace what the record holds: never one older
+ * than the state already applied, so re-reads that finish out of order cannot step back.
+ */
+export function isNewer(recordUpdatedAt: Date | null, readUpdatedAt: Date | null): boolean {
+  if (!recordUpdatedAt || !readUpdatedAt) return true;
+  return readUpdatedAt.getTime() >= recordUpdatedAt.getTime();
+}
+
+/** The outbox event a change means: canceled when it became canceled, otherwise updated. */
+export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' {
+  return changes.status?.to === 'canceled' ? 'booking.canceled' : 'booking.updated';
+}
+
+/** A booking as partners and events see it: Tableside's id, the RMS's ids, money as a decimal. */
+export function bookingView(b: BookingRecord) {
+  return {
+    id: b.id,
+    bookingId: b.id,
+    rmsBookingId: b.rmsBookingId,
+    venueId: b.venueId,
+    rmsVenueId: b.rmsVenueId,
+    channel: b.channel,
+    status: b.status,
+    partySize: b.partySize,
+    date: b.start.toISOString(),
+    areaId: b.areaId,
+    tables: b.tables,
+    contact: b.contact,
+    notes: b.notes,
+    deposit: b.deposit ? { amount: toWire(b.deposit.amount, b.currency), currency: b.currency, paid: b.deposit.paid } : null,
+    /** Per-booking order of events (DESIGN 8.5). */
+    sequence: b.version,
+    createdAt: b.createdAt.toISOString(),
+    updatedAt: b.updatedAt.toISOString(),
+  };
+}
+export type BookingView = ReturnType<typeof bookingView>;

@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/db.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import type { BookingRecord, RmsFields } from './bookings.fns.ts';
+import type { CreateBookingRequest } from './rms-client.ts';
+
+// SQL of bookings made through Tableside and their history (migration 010).
+
+export interface VenueForBooking { id: string; externalId: string | null; ownerPartnerId: string | null; currency: string; timezone: string | null }
+
+export async function findVenue(ex: Executor, venueId: string): Promise<VenueForBooking | null> {
+  const { rows } = await sql<{ id: string; external_id: string | null; owner_partner_id: string | null; currency: string; timezone: string | null }>`
+    SELECT id, external_id, owner_partner_id, currency, timezone FROM venues WHERE id = ${venueId}`.execute(ex);
+  const r = rows[0];
+  return r ? { id: r.id, externalId: r.external_id, ownerPartnerId: r.owner_partner_id, currency: r.currency, timezone: r.timezone } : null;
+}
+
+const COLUMNS = sql`b.id, b.partner_id, b.venue_id, b.rms_venue_id, b.rms_booking_id, b.channel_id, b.channel_name, b.sync,
+  b.refusal_code, b.status, b.party_size, b.start_at, b.area_id, b.tables, b.contact, b.notes, b.deposit, b.rms_updated_at,
+  b.version, b.created_at, b.updated_at, b.request, b.idempotency_key, v.currency`;
+
+interface Row {
+  id: string; partner_id: string; venue_id: string; rms_venue_id: string; rms_booking_id: string | null;
+  channel_id: string | null; channel_name: string | null; sync: BookingRecord['sync']; refusal_code: string | null;
+  status: BookingRecord['status']; party_size: number; start_at: Date; area_id: string | null; tables: string[] | null;
+  contact: BookingRecord['contact']; notes: string | null; deposit: BookingRecord['deposit']; rms_updated_at: Date | null;
+  version: number; created_at: Date; updated_at: Date; request: CreateBookingRequest; idempotency_key: string; currency: string;
+}
+
+export type StoredBooking = BookingRecord & { request: CreateBookingRequest; idempotencyKey: string };
+
+function toRecord(r: Row): StoredBooking {
+  return {
+    id: r.id, partnerId: r.partner_id, venueId: r.venue_id, rmsVenueId: r.rms_venue_id, rmsBookingId: r.rms_booking_id,
+    channel: r.channel_id ? { id: r.channel_id, name: r.channel_name ?? '' } : null,
+    sync: r.sync, refusalCode: r.refusal_code, status: r.status, partySize: r.party_size, start: r.start_at,
+    areaId: r.area_id, tables: r.tables, contact: r.contact, notes: r.notes, deposit: r.deposit, currency: r.currency,
+    rmsUpdatedAt: r.rms_updated_at, version: r.version, createdAt: r.created_at, updatedAt: r.updated_at,
+    request: r.request, idempotencyKey: r.idempotency_key,
+  };
+}
+
+export async function findBooking(ex: Executor, id: string, forUpdate = false): Promise<StoredBooking | null> {
+  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM bookings b JOIN venues v ON v.id = b.venue_id
+    WHERE b.id = ${id} ${forUpdate ? sql`FOR UPDATE OF b` : sql``}`.execute(ex);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+export async function findByIdempotencyKey(ex: Executor, key: string): Promise<StoredBooking | null> {
+  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM bookings b JOIN venues v ON v.id = b.venue_id
+    WHERE b.idempotency_key = ${key}`.execute(ex);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+export async function findByRmsId(ex: Executor, partnerId: string, rmsBookingId: string, forUpdate = false): Promise<StoredBooking | null> {
+  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM bookings b JOIN venues v ON v.id = b.venue_id
+    WHERE b.partner_id = ${partnerId} AND b.rms_booking_id = ${rmsBookingId} ${forUpdate ? sql`FOR UPDATE OF b` : sql``}`.execute(ex);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** Whether the partner has creates whose outcome is not known yet (a notice may be about one). */
+export async function hasCreatesInFlight(ex: Executor, partnerId: string): Promise<boolean> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM bookings WHERE partner_id = ${partnerId} AND sync = 'creating'`.execute(ex);
+  return (rows[0]?.n ?? 0) > 0;
+}
+
+export interface NewBooking {
+  id: string; partnerId: string; venueId: string; rmsVenueId: string; idempotencyKey: string;
+  channel: { id: string; name: string } | null; partySize: number; start: Date; areaId: string | null;
+  contact: BookingRecord['contact']; notes: string | null; request: CreateBookingRequest;
+}
+
+export async function insertCreating(ex: Executor, b: NewBooking, now: Date): Promise<void> {
+  await sql`INSERT INTO bookings (id, partner_id, venue_id, rms_venue_id, idempotency_key, channel_id, channel_name, sync,
+      party_size, start_at, area_id, contact, notes, request, created_at, updated_at)
+    VALUES (${b.id}, ${b.partnerId}, ${b.venueId}, ${b.rmsVenueId}, ${b.idempotencyKey}, ${b.channel?.id ?? null},
+      ${b.channel?.name ?? null}, 'creating', ${b.partySize}, ${b.start}, ${b.areaId}, ${JSON.stringify(b.contact)}::jsonb,
+      ${b.notes}, ${JSON.stringify(b.request)}::jsonb, ${now}, ${now})`.execute(ex);
+}
+
+/** The RMS accepted the create: its id and the state it answered. Only from 'creating'. */
+export async function markCreated(ex: Executor, id: string, rmsBookingId: string, fields: RmsFields, rmsUpdatedAt: Date | null, now: Date): Promise<boolean> {
+  const res = await sql`UPDATE bookings SET sync = 'created', rms_booking_id = ${rmsBookingId}, status = ${fields.status},
+      party_size = ${fields.partySize}, start_at = ${fields.start}, area_id = ${fields.areaId},
+      tables = ${fields.tables === null ? null : JSON.stringify(fields.tables)}::jsonb, notes = ${fields.notes},
+      deposit = ${fields.deposit === null ? null : JSON.stringify(fields.deposit)}::jsonb, rms_updated_at = ${rmsUpdatedAt},
+      updated_at = ${now}
+    WHERE id = ${id} AND sync = 'creating'`.execute(ex);
+  return Number(res.numAffectedRows ?? 0) === 1;
+}
+
+export async function markRefused(ex: Executor, id: string, code: string, now: Date): Promise<void> {
+  await sql`UPDATE bookings SET sync = 'refused', refusal_code = ${code}, updated_at = ${now}
+            WHERE id = ${id} AND sync = 'creating'`.execute(ex);
+}
+
+/** Applies an RMS state to a created booking and bumps its version (the events' sequence). */
+export async function applyFields(ex: Executor, id: string, fields: RmsFields, rmsUpdatedAt: Date | null, now: Date): Promise<void> {
+  await sql`UPDATE bookings SET status = ${fields.status}, party_size = ${fields.partySize}, start_at = ${fields.start},
+      area_id = ${fields.areaId}, tables = ${fields.tables === null ? null : JSON.stringify(fields.tables)}::jsonb,
+      notes = ${fields.notes}, deposit = ${fields.deposit === null ? null : JSON.stringify(fields.deposit)}::jsonb,
+      rms_updated_at = coalesce(${rmsUpdatedAt}, rms_updated_at), version = version + 1, updated_at = ${now}
+    WHERE id = ${id}`.execute(ex);
+}
+
+export async function addChange(ex: Executor, bookingId: string, cause: string, changes: Record<string, unknown>, now: Date): Promise<void> {
+  await sql`INSERT INTO booking_changes (id, booking_id, cause, changes, at)
+            VALUES (${uuidv7()}, ${bookingId}, ${cause}, ${JSON.stringify(changes)}::jsonb, ${now})`.execute(ex);
+}
+
+export interface BookingChange { cause: string; changes: Record<string, unknown>; at: Date }
+
+export async function listChanges(ex: Executor, bookingId: string): Promise<BookingChange[]> {
+  const { rows } = await sql<BookingChange>`SELECT cause, changes, at FROM booking_changes WHERE booking_id = ${bookingId}
+    ORDER BY at, id`.execute(ex);
+  return rows;
+}

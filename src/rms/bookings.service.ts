@@ -1,0 +1,265 @@
+import type { Logger } from 'pino';
+import type { Db, Executor } from '../db/db.ts';
+import { cancelJob, scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import { emit } from '../db/outbox.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, notFound } from '../lib/errors.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import type { BookingServicesService } from './booking-services.service.ts';
+import { bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type RmsFields } from './bookings.fns.ts';
+import {
+  addChange, applyFields, findBooking, findByIdempotencyKey, findByRmsId, findVenue, hasCreatesInFlight, insertCreating, listChanges,
+  markCreated, markRefused, type BookingChange, type StoredBooking,
+} from './bookings.repository.ts';
+import { RmsError, type CreateBookingRequest, type RmsClient } from './rms-client.ts';
+import type { RmsBooking, RmsContact } from './rms-client.fns.ts';
+
+// Bookings made through Tableside (DESIGN 8): each is recorded before the RMS is asked, the RMS is
+// called with no transaction open, and its answer is recorded in a second short transaction that
+// also writes the history entry and the outbox event (booking.created / updated / canceled). A
+// create whose outcome is unknown (timeout, 5xx, garbage) is retried durably under the same
+// Idempotency-Key until the RMS answers, so it is neither lost nor made twice.
+
+export const RMS_CREATE_JOB = 'rms.booking.create';
+
+export interface CreateBookingInput {
+  /** Tableside's (content) venue id; the RMS is its owner's, the RMS venue its externalId. */
+  venueId: string;
+  channel: { id: string; name: string };
+  partySize: number;
+  date: Date;
+  areaId?: string | null;
+  contact: RmsContact;
+  notes?: string | null;
+  paymentToken?: string;
+  /** The caller's idempotency key, already scoped by the caller: a repeat answers the same booking. */
+  idempotencyKey?: string;
+}
+
+export interface CreateResult {
+  booking: BookingView;
+  /** true: the RMS has not answered yet; the create is being retried and booking.created follows. */
+  pending: boolean;
+}
+
+export type RefreshOutcome = 'unknown' | 'unchanged' | 'updated' | 'stale';
+
+export interface BookingsDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  bookingServices: BookingServicesService;
+  rmsTimeoutMs: number;
+}
+
+export function createBookingsService(deps: BookingsDeps) {
+  const { db, clock, log, bookingServices } = deps;
+  const rmsKey = (b: Pick<StoredBooking, 'id'>) => `tableside-${b.id}`;
+  const jobKey = (id: string) => `${RMS_CREATE_JOB}:${id}`;
+
+  async function clientFor(partnerId: string): Promise<RmsClient> {
+    const client = await bookingServices.client(partnerId);
+    if (!client) throw new RmsError('not_connected', 'The RMS partner has not connected its booking services (PUT /v1/rms/booking-services).');
+    return client;
+  }
+
+  async function load(id: string): Promise<StoredBooking> {
+    const b = await findBooking(db.kysely, id);
+    if (!b) throw notFound(`Booking ${id} not found.`);
+    return b;
+  }
+
+  /** Best effort: the RMS's full state after a write (tables, deposit, updatedAt); null if it cannot be read now. */
+  async function readBack(client: RmsClient, rmsId: string): Promise<RmsBooking | null> {
+    return client.getBooking(rmsId).catch((err) => {
+      log.warn({ err, rmsBookingId: rmsId }, 'could not read a booking back from the RMS; a notice or the next change will');
+      return null;
+    });
+  }
+
+  /** Records the RMS's acceptance of a create (once, whoever gets there first: the call or the retry job). */
+  async function recordCreated(tx: Executor, b: StoredBooking, rmsId: string, state: RmsFields, rmsUpdatedAt: Date | null, fromJob: boolean): Promise<void> {
+    const now = clock.now();
+    if (!(await markCreated(tx, b.id, rmsId, state, rmsUpdatedAt, now))) return;
+    await addChange(tx, b.id, 'created', { rmsBookingId: rmsId, status: state.status }, now);
+    // The retry job removes itself with its own transaction; from the inline call it is cancelled here.
+    if (!fromJob) await cancelJob(tx, jobKey(b.id));
+    const after = (await findBooking(tx, b.id))!;
+    await emit(tx, { partnerId: b.partnerId, venueId: b.venueId }, { type: 'booking.created', entityId: b.id, data: bookingView(after) }, now);
+  }
+
+  /** One create attempt with the booking's own key and body; records whatever is definite. */
+  async function attemptCreate(b: StoredBooking, inTx: <T>(fn: (tx: Executor) => Promise<T>) => Promise<T>, fromJob: boolean): Promise<void> {
+    const client = await clientFor(b.partnerId);
+    let ack;
+    try {
+      ack = await client.createBooking(rmsKey(b), b.request);
+    } catch (err) {
+      if (err instanceof RmsError && err.definite) {
+        await inTx(async (tx) => {
+          await markRefused(tx, b.id, err.code ?? `rms_${err.kind}`, clock.now());
+          if (!fromJob) await cancelJob(tx, jobKey(b.id));
+        });
+      }
+      throw err;
+    }
+    const full = await readBack(client, ack.id);
+    const state: RmsFields = full
+      ? fieldsOf(full)
+      : { status: ack.status, partySize: b.partySize, start: b.start, areaId: b.areaId, tables: null, notes: b.notes, deposit: null };
+    await inTx((tx) => recordCreated(tx, b, ack.id, state, full?.updatedAt ?? null, fromJob));
+  }
+
+  const ownTx = <T>(fn: (tx: Executor) => Promise<T>) => db.kysely.transaction().execute(fn);
+
+  /** Applies an RMS state read outside any transaction; converges whatever order reads finish in. */
+  async function apply(tx: Executor, partnerId: string, rms: RmsBooking, cause: string): Promise<RefreshOutcome> {
+    const b = await findByRmsId(tx, partnerId, rms.id, true);
+    if (!b) return 'unknown';
+    if (!isNewer(b.rmsUpdatedAt, rms.updatedAt)) return 'stale';
+    const next = fieldsOf(rms);
+    const changes = diff(b, next);
+    if (Object.keys(changes).length === 0) return 'unchanged';
+    const now = clock.now();
+    await applyFields(tx, b.id, next, rms.updatedAt, now);
+    await addChange(tx, b.id, cause, changes, now);
+    const after = (await findBooking(tx, b.id))!;
+    await emit(tx, { partnerId: b.partnerId, venueId: b.venueId }, { type: eventTypeOf(changes), entityId: b.id, data: bookingView(after) }, now);
+    return 'updated';
+  }
+
+  const service = {
+    async create(input: CreateBookingInput): Promise<CreateResult> {
+      if (input.idempotencyKey) {
+        const seen = await findByIdempotencyKey(db.kysely, input.idempotencyKey);
+        if (seen) return service.resume(seen);
+      }
+      const venue = await findVenue(db.kysely, input.venueId);
+      if (!venue) throw notFound(`Venue ${input.venueId} not found.`);
+      if (!venue.ownerPartnerId || !venue.externalId) {
+        throw new AppError('unprocessable', 'This venue is not an RMS venue (no RMS partner or externalId); it cannot take bookings.');
+      }
+      const partnerId = venue.ownerPartnerId;
+      await clientFor(partnerId); // refuse before recording anything when no RMS is connected
+      const id = uuidv7();
+      const request: CreateBookingRequest = {
+        venueId: venue.externalId,
+        bookingChannel: input.channel,
+        partySize: input.partySize,
+        date: input.date.toISOString(),
+        ...(input.areaId ? { areaId: input.areaId } : {}),
+        contact: input.contact,
+        ...(input.notes ? { notes: input.notes } : {}),
+        ...(input.paymentToken ? { paymentToken: input.paymentToken } : {}),
+      };
+      const now = clock.now();
+      await ownTx(async (tx) => {
+        await insertCreating(tx, {
+          id, partnerId, venueId: venue.id, rmsVenueId: venue.externalId!, idempotencyKey: input.idempotencyKey ?? id,
+          channel: input.channel, partySize: input.partySize, start: input.date, areaId: input.areaId ?? null,
+          contact: input.contact, notes: input.notes ?? null, request,
+        }, now);
+        // Scheduled with the record, so a process that dies mid-call still gets the create resolved.
+        await scheduleJob(tx, { kind: RMS_CREATE_JOB, dedupeKey: jobKey(id), payload: { bookingId: id }, runAt: new Date(now.getTime() + deps.rmsTimeoutMs + 5000) }, now);
+      });
+      return service.resume((await findBooking(db.kysely, id))!);
+    },
+
+    /** Drives a recorded create to an answer: created, refused (throws the refusal), or still pending. */
+    async resume(b: StoredBooking): Promise<CreateResult> {
+      if (b.sync === 'created') return { booking: bookingView(b), pending: false };
+      if (b.sync === 'refused') throw new RmsError('refused', `The RMS refused this booking: ${b.refusalCode}`, 402, b.refusalCode ?? undefined);
+      try {
+        await attemptCreate(b, ownTx, false);
+      } catch (err) {
+        if (err instanceof RmsError && err.definite) throw err;
+        log.warn({ err, bookingId: b.id }, 'booking create outcome unknown; the retry job will resolve it');
+      }
+      const now = (await findBooking(db.kysely, b.id))!;
+      return { booking: bookingView(now), pending: now.sync === 'creating' };
+    },
+
+    async get(id: string): Promise<BookingView> {
+      return bookingView(await load(id));
+    },
+
+    async history(id: string): Promise<BookingChange[]> {
+      await load(id);
+      return listChanges(db.kysely, id);
+    },
+
+    /** PUT /booking/{id} at the RMS, then its state recorded (booking.updated). A 402 changes nothing. */
+    async change(id: string, change: { partySize?: number; date?: Date }): Promise<BookingView> {
+      const b = await load(id);
+      if (b.sync !== 'created' || !b.rmsBookingId) throw new AppError('conflict', `Booking ${id} has not been created at the RMS (yet).`);
+      const client = await clientFor(b.partnerId);
+      const ack = await client.updateBooking(b.rmsBookingId, {
+        ...(change.partySize !== undefined ? { partySize: change.partySize } : {}),
+        ...(change.date !== undefined ? { date: change.date.toISOString() } : {}),
+      });
+      const full = await readBack(client, b.rmsBookingId);
+      const state: RmsBooking = full ?? {
+        id: b.rmsBookingId, venueId: b.rmsVenueId, status: ack.status, partySize: change.partySize ?? b.partySize,
+        date: change.date ?? b.start, areaId: b.areaId, tables: b.tables, contact: b.contact, notes: b.notes,
+        deposit: b.deposit, createdAt: null, updatedAt: null,
+      };
+      await ownTx((tx) => apply(tx, b.partnerId, state, 'changed through Tableside'));
+      return service.get(id);
+    },
+
+    /** PUT /booking/{id}/cancel at the RMS, then recorded (booking.canceled). */
+    async cancel(id: string, body: { cancelActor?: string; cancelReason?: string } = {}): Promise<BookingView> {
+      const b = await load(id);
+      if (b.sync !== 'created' || !b.rmsBookingId) throw new AppError('conflict', `Booking ${id} has not been created at the RMS (yet).`);
+      const client = await clientFor(b.partnerId);
+      try {
+        await client.cancelBooking(b.rmsBookingId, body);
+      } catch (err) {
+        // Already cancelled at the RMS: what the caller wanted; record it if Tableside missed it.
+        if (!(err instanceof RmsError && err.code === 'booking_already_cancelled')) throw err;
+      }
+      const full = await readBack(client, b.rmsBookingId);
+      const state: RmsBooking = full ?? {
+        id: b.rmsBookingId, venueId: b.rmsVenueId, status: 'canceled', partySize: b.partySize, date: b.start, areaId: b.areaId,
+        tables: b.tables, contact: b.contact, notes: b.notes, deposit: b.deposit, createdAt: null, updatedAt: null,
+      };
+      await ownTx((tx) => apply(tx, b.partnerId, { ...state, status: 'canceled' }, `canceled through Tableside${body.cancelActor ? ` (${body.cancelActor})` : ''}`));
+      return service.get(id);
+    },
+
+    /**
+     * Re-reads a booking from the RMS (no transaction open) and applies that state. `unknown`: not a
+     * booking made through Tableside; `stale`: an older state than the one recorded.
+     */
+    async refresh(partnerId: string, rmsBookingId: string, cause: string, inTx: <T>(fn: (tx: Executor) => Promise<T>) => Promise<T> = ownTx): Promise<RefreshOutcome> {
+      const known = await findByRmsId(db.kysely, partnerId, rmsBookingId);
+      if (!known) return 'unknown';
+      const rms = await (await clientFor(partnerId)).getBooking(rmsBookingId);
+      return inTx((tx) => apply(tx, partnerId, rms, cause));
+    },
+
+    /** Whether the partner has creates whose RMS answer is not recorded yet. */
+    createsInFlight: (partnerId: string) => hasCreatesInFlight(db.kysely, partnerId),
+
+    /** The durable retry of creates whose outcome was unknown. */
+    jobs(): Record<string, JobDefinition<{ bookingId: string }>> {
+      return {
+        [RMS_CREATE_JOB]: {
+          async run(job, ctx) {
+            const b = await findBooking(db.kysely, job.payload.bookingId);
+            if (!b || b.sync !== 'creating') return;
+            try {
+              await attemptCreate(b, ctx.transaction, true);
+            } catch (err) {
+              if (err instanceof RmsError && err.definite) return; // recorded as refused, job removed with it
+              throw err; // retried with backoff, same key
+            }
+          },
+        },
+      };
+    },
+  };
+  return service;
+}
+
+export type BookingsService = ReturnType<typeof createBookingsService>;

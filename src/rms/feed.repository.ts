@@ -1,0 +1,77 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/db.ts';
+import type { FeedRecord } from './feed.fns.ts';
+import { slotWire } from './feed.fns.ts';
+
+// SQL of the availability feed (migration 010): shards staged per nonce, the partner's snapshot.
+
+/** Serialises the shards of one nonce (across processes): the last one in completes the feed. */
+export async function lockNonce(tx: Executor, partnerId: string, nonce: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`rms-feed:${partnerId}:${nonce}`}, 0))`.execute(tx);
+}
+
+export async function shardsOf(ex: Executor, partnerId: string, nonce: string): Promise<Array<{ shard_number: number; total_shards: number }>> {
+  const { rows } = await sql<{ shard_number: number; total_shards: number }>`SELECT shard_number, total_shards FROM rms_feed_shards
+    WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(ex);
+  return rows;
+}
+
+/** One multi-row INSERT of a batch of records (one array parameter per column). */
+export async function stageRecords(tx: Executor, partnerId: string, nonce: string, shard: number, records: FeedRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  await sql`INSERT INTO rms_feed_staging (partner_id, nonce, shard_number, rms_venue_id, date, party_size, area_id, duration, slots)
+    SELECT ${partnerId}, ${nonce}, ${shard}, v, d, p, a, du, s::jsonb
+    FROM unnest(${records.map((r) => r.venueId)}::text[], ${records.map((r) => r.date)}::date[], ${records.map((r) => r.partySize)}::int[],
+                ${records.map((r) => r.areaId)}::text[], ${records.map((r) => r.duration)}::int[],
+                ${records.map((r) => JSON.stringify(r.slots.map(slotWire)))}::text[]) AS t(v, d, p, a, du, s)`.execute(tx);
+}
+
+export async function recordShard(tx: Executor, partnerId: string, nonce: string, shard: number, total: number, feedDate: Date | null, records: number, now: Date): Promise<void> {
+  await sql`INSERT INTO rms_feed_shards (partner_id, nonce, shard_number, total_shards, feed_date, records, received_at)
+    VALUES (${partnerId}, ${nonce}, ${shard}, ${total}, ${feedDate}, ${records}, ${now})`.execute(tx);
+}
+
+/** Forgets everything of a nonce (a bad shard, or once it became the snapshot). */
+export async function dropNonce(tx: Executor, partnerId: string, nonce: string): Promise<void> {
+  await sql`DELETE FROM rms_feed_staging WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(tx);
+  await sql`DELETE FROM rms_feed_shards WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(tx);
+}
+
+/** Replaces the partner's availability with the nonce's records; returns the snapshot's counts. */
+export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: string, feedDate: Date | null, now: Date): Promise<{ records: number; venues: number }> {
+  await sql`DELETE FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
+  await sql`INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
+    SELECT partner_id, rms_venue_id, date, party_size, area_id, duration, slots FROM rms_feed_staging
+    WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(tx);
+  const { rows } = await sql<{ records: number; venues: number }>`SELECT count(*)::int AS records, count(DISTINCT rms_venue_id)::int AS venues
+    FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
+  const { records, venues } = rows[0]!;
+  await sql`INSERT INTO rms_feed_snapshots (partner_id, nonce, feed_date, records, venues, completed_at)
+    VALUES (${partnerId}, ${nonce}, ${feedDate}, ${records}, ${venues}, ${now})
+    ON CONFLICT (partner_id) DO UPDATE SET nonce = excluded.nonce, feed_date = excluded.feed_date, records = excluded.records,
+      venues = excluded.venues, completed_at = excluded.completed_at`.execute(tx);
+  await dropNonce(tx, partnerId, nonce);
+  return { records, venues };
+}
+
+export interface SnapshotRow { nonce: string; feed_date: Date | null; records: number; venues: number; completed_at: Date }
+
+export async function findSnapshot(ex: Executor, partnerId: string): Promise<SnapshotRow | null> {
+  const { rows } = await sql<SnapshotRow>`SELECT nonce, feed_date, records, venues, completed_at FROM rms_feed_snapshots WHERE partner_id = ${partnerId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+export async function incompleteNonces(ex: Executor, partnerId: string): Promise<Array<{ nonce: string; received: number; total: number }>> {
+  const { rows } = await sql<{ nonce: string; received: number; total: number }>`
+    SELECT nonce, count(*)::int AS received, max(total_shards)::int AS total FROM rms_feed_shards
+    WHERE partner_id = ${partnerId} GROUP BY nonce ORDER BY min(received_at)`.execute(ex);
+  return rows;
+}
+
+export interface AvailabilityRow { duration: number | null; area_id: string | null; slots: Array<ReturnType<typeof slotWire>> }
+
+export async function snapshotRows(ex: Executor, partnerId: string, rmsVenueId: string, date: string, partySize: number): Promise<AvailabilityRow[]> {
+  const { rows } = await sql<AvailabilityRow>`SELECT duration, area_id, slots FROM rms_availability
+    WHERE partner_id = ${partnerId} AND rms_venue_id = ${rmsVenueId} AND date = ${date}::date AND party_size = ${partySize}`.execute(ex);
+  return rows;
+}

@@ -1,0 +1,147 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/db.ts';
+import { emit } from '../db/outbox.ts';
+import type { Clock } from '../lib/clock.ts';
+import { validationFailed, type FieldProblems } from '../lib/errors.ts';
+import { MAX_PROBLEMS, readRecord, type FeedRecord } from './feed.fns.ts';
+import {
+  dropNonce, findSnapshot, incompleteNonces, lockNonce, recordShard, replaceSnapshot, shardsOf, snapshotRows, stageRecords,
+} from './feed.repository.ts';
+import type { FeedBody, FeedStatus } from './feed.schemas.ts';
+import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
+
+// DESIGN 8.3b: the availability feed. Each shard is checked record by record (a bad one: 400 naming
+// it, and everything of its nonce forgotten), then staged in one transaction with the shard's row;
+// the transaction of the last shard of a nonce also replaces the partner's snapshot, so readers see
+// the old snapshot or the new one, never a mix. Shards of one nonce are serialised by an advisory
+// lock (any order, any process). Large shards are checked and inserted in batches with a yield to
+// the event loop between them, so other requests keep being served.
+
+const BATCH = 500;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export interface FeedDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface SnapshotAvailability {
+  source: 'snapshot';
+  nonce: string;
+  completedAt: Date;
+  duration: number | null;
+  slots: Slot[];
+}
+
+export function createFeedService(deps: FeedDeps) {
+  const { db, clock, log } = deps;
+
+  async function checkRecords(data: unknown[]): Promise<FeedRecord[] | FieldProblems> {
+    const records: FeedRecord[] = [];
+    const problems: FieldProblems = {};
+    let count = 0;
+    for (let i = 0; i < data.length; i++) {
+      const r = readRecord(data[i], i);
+      if (Array.isArray(r)) {
+        (problems[r[0]] ??= []).push(r[1]);
+        if (++count >= MAX_PROBLEMS) break;
+      } else records.push(r);
+      if (i % BATCH === BATCH - 1) await yieldToLoop();
+    }
+    return count > 0 ? problems : records;
+  }
+
+  return {
+    async receive(partnerId: string, body: FeedBody): Promise<{ nonce: string; status: 'received' | 'duplicate' | 'complete'; receivedShards: number; totalShards: number }> {
+      const { nonce, shard_number: shard, total_shards: total } = body.metadata;
+      const forget = () => db.kysely.transaction().execute(async (tx) => {
+        await lockNonce(tx, partnerId, nonce);
+        await dropNonce(tx, partnerId, nonce);
+      });
+      if (shard >= total) {
+        await forget();
+        throw validationFailed({ 'metadata.shard_number': [`must be less than total_shards (${total}); shards count from 0`] });
+      }
+      let feedDate: Date | null = null;
+      if (body.metadata.date !== undefined) {
+        try {
+          feedDate = readTime(body.metadata.date, 'metadata.date');
+        } catch (err) {
+          if (!(err instanceof ShapeError)) throw err;
+          await forget();
+          throw validationFailed({ 'metadata.date': ['must be ISO 8601 with an offset or Unix seconds'] });
+        }
+      }
+      const checked = await checkRecords(body.data);
+      if (!Array.isArray(checked)) {
+        await forget();
+        throw validationFailed(checked, `The shard has invalid records; nothing of nonce ${nonce} is kept: send every shard again.`);
+      }
+
+      const now = clock.now();
+      const outcome = await db.kysely.transaction().execute(async (tx) => {
+        await lockNonce(tx, partnerId, nonce);
+        const snapshot = await findSnapshot(tx, partnerId);
+        if (snapshot?.nonce === nonce) return { status: 'complete' as const, received: total, snapshot: null };
+        const seen = await shardsOf(tx, partnerId, nonce);
+        if (seen.some((s) => s.total_shards !== total)) {
+          return { status: 'mismatch' as const, received: seen.length, snapshot: null, was: seen[0]!.total_shards };
+        }
+        if (seen.some((s) => s.shard_number === shard)) return { status: 'duplicate' as const, received: seen.length, snapshot: null };
+        for (let i = 0; i < checked.length; i += BATCH) {
+          await stageRecords(tx, partnerId, nonce, shard, checked.slice(i, i + BATCH));
+          await yieldToLoop();
+        }
+        await recordShard(tx, partnerId, nonce, shard, total, feedDate, checked.length, now);
+        const received = seen.length + 1;
+        if (received < total) return { status: 'received' as const, received, snapshot: null };
+        const counts = await replaceSnapshot(tx, partnerId, nonce, feedDate, now);
+        const data = { nonce, date: feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
+        await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: nonce, data }, now);
+        return { status: 'complete' as const, received, snapshot: counts };
+      });
+      if (outcome.status === 'mismatch') {
+        await forget();
+        throw validationFailed({ 'metadata.total_shards': [`must be the same for every shard of a nonce (an earlier shard said ${outcome.was})`] }, `Nothing of nonce ${nonce} is kept: send every shard again.`);
+      }
+      if (outcome.snapshot) log.info({ partnerId, nonce, ...outcome.snapshot }, 'availability feed processed');
+      return { nonce, status: outcome.status, receivedShards: outcome.received, totalShards: total };
+    },
+
+    async status(partnerId: string): Promise<FeedStatus> {
+      const snapshot = await findSnapshot(db.kysely, partnerId);
+      const incomplete = await incompleteNonces(db.kysely, partnerId);
+      return {
+        nonce: snapshot?.nonce ?? null,
+        date: snapshot?.feed_date?.toISOString() ?? null,
+        records: snapshot?.records ?? 0,
+        venues: snapshot?.venues ?? 0,
+        completedAt: snapshot?.completed_at.toISOString() ?? null,
+        incomplete: incomplete.map((n) => ({ nonce: n.nonce, receivedShards: n.received, totalShards: n.total })),
+      };
+    },
+
+    /**
+     * The latest complete snapshot's slots for one RMS venue, venue-local date and party size (what
+     * the channel API answers when the RMS does not within 1 s, BKG-09); null when the snapshot has
+     * no such record. With `areaId`, that area's record, else the record without an area.
+     */
+    async snapshotAvailability(partnerId: string, rmsVenueId: string, date: string, partySize: number, areaId: string | null = null): Promise<SnapshotAvailability | null> {
+      const snapshot = await findSnapshot(db.kysely, partnerId);
+      if (!snapshot) return null;
+      const rows = await snapshotRows(db.kysely, partnerId, rmsVenueId, date, partySize);
+      const row = rows.find((r) => r.area_id === areaId) ?? (areaId === null ? rows[0] : undefined);
+      if (!row) return null;
+      return {
+        source: 'snapshot',
+        nonce: snapshot.nonce,
+        completedAt: snapshot.completed_at,
+        duration: row.duration,
+        slots: row.slots.map((s) => ({ start: new Date(s.startSec * 1000), totalSpots: s.totalSpots, openSpots: s.openSpots, deposit: s.deposit, depositAmount: s.depositAmount, requiresCc: s.requiresCc })),
+      };
+    },
+  };
+}
+
+export type FeedService = ReturnType<typeof createFeedService>;

@@ -1,0 +1,211 @@
+// The tolerant reader of booking-services answers (DESIGN 8.2): pure functions that turn what an
+// RMS sent into Tableside's shapes, or say exactly what was wrong. They accept both spellings of
+// the slot fields (`totalSpots`/`totalSpot`, `openSpots`/`openSpot`, `requiresCc`/`requireCc`),
+// ids as strings or numbers, and times as ISO 8601 with an offset or Unix seconds; anything else
+// is a contract violation, so a garbled answer can never be taken for a booking state.
+
+export const BOOKING_STATUSES = [
+  'pending_confirmation', 'requires_payment', 'confirmed', 'rejected', 'canceled', 'no-show', 'seated', 'completed',
+] as const;
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
+
+export const REFUSAL_CODES = [
+  'slot_unavailable', 'party_size_out_of_range', 'outside_booking_window', 'outside_cancellation_window',
+  'booking_already_cancelled', 'booking_not_modifiable', 'payment_required', 'payment_failed',
+] as const;
+
+export interface Slot {
+  /** Seating start. */
+  start: Date;
+  totalSpots: number;
+  openSpots: number;
+  deposit: boolean;
+  /** Minor units of the venue's currency (the 8.2 contract's unit). */
+  depositAmount: number;
+  requiresCc: boolean;
+}
+
+export interface Availability {
+  venueId: string;
+  date: string;
+  partySize: number;
+  /** Seconds a table is held, when the RMS says. */
+  duration: number | null;
+  slots: Slot[];
+}
+
+export interface RmsContact { firstname: string; lastname: string; email: string; telephone: string; locale?: string }
+
+export interface RmsBooking {
+  id: string;
+  venueId: string;
+  status: BookingStatus;
+  partySize: number;
+  date: Date;
+  areaId: string | null;
+  tables: string[] | null;
+  contact: RmsContact | null;
+  notes: string | null;
+  deposit: { amount: number; paid: boolean } | null;
+  createdAt: Date | null;
+  updatedAt: Date | null;
+}
+
+export interface BookingAck { id: string; status: BookingStatus }
+
+/** A contract violation in an answer: `field` is a path such as `slotData[3].openSpots`. */
+export class ShapeError extends Error {
+  constructor(readonly field: string, problem: string) {
+    super(`${field} ${problem}`);
+    this.name = 'ShapeError';
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function obj(v: unknown, field: string): Obj {
+  if (!isObj(v)) throw new ShapeError(field, 'must be an object');
+  return v;
+}
+
+/** The first of `names` present in `o` (tolerant spellings), and the name it was found under. */
+function pick(o: Obj, names: string[]): [unknown, string] {
+  for (const n of names) if (o[n] !== undefined) return [o[n], n];
+  return [undefined, names[0]!];
+}
+
+function int(v: unknown, field: string, min = 0): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new ShapeError(field, `must be an integer >= ${min}`);
+  return v;
+}
+
+function bool(v: unknown, field: string): boolean {
+  if (typeof v !== 'boolean') throw new ShapeError(field, 'must be a boolean');
+  return v;
+}
+
+/** An id: a non-empty string, or an integer (some RMSs number their bookings), read as text. */
+export function readId(v: unknown, field: string): string {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+  if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw new ShapeError(field, 'must be a non-empty string id');
+  return v;
+}
+
+function optText(v: unknown, field: string): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw new ShapeError(field, 'must be a string or null');
+  return v;
+}
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** A time as ISO 8601 with an offset, or Unix seconds (a number or a string of digits). */
+export function readTime(v: unknown, field: string): Date {
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v < 1e11) return new Date(Math.round(v * 1000));
+  if (typeof v === 'string' && /^\d{1,11}$/.test(v)) return new Date(Number(v) * 1000);
+  if (typeof v === 'string' && ISO_WITH_OFFSET.test(v)) {
+    const d = new Date(v);
+    if (!Number.isNaN(d.getTime())) return d;
+  }
+  throw new ShapeError(field, 'must be ISO 8601 with an offset or Unix seconds');
+}
+
+export function readStatus(v: unknown, field: string): BookingStatus {
+  if (typeof v !== 'string' || !(BOOKING_STATUSES as readonly string[]).includes(v)) {
+    throw new ShapeError(field, `must be one of ${BOOKING_STATUSES.join(', ')}`);
+  }
+  return v as BookingStatus;
+}
+
+export function readSlot(raw: unknown, field: string): Slot {
+  const o = obj(raw, field);
+  const [start, startName] = pick(o, ['startSec', 'start_sec']);
+  const [total, totalName] = pick(o, ['totalSpots', 'totalSpot']);
+  const [open, openName] = pick(o, ['openSpots', 'openSpot']);
+  const [cc, ccName] = pick(o, ['requiresCc', 'requireCc']);
+  const openSpots = int(open, `${field}.${openName}`);
+  const totalSpots = int(total, `${field}.${totalName}`);
+  if (openSpots > totalSpots) throw new ShapeError(`${field}.${openName}`, `must not exceed ${totalName}`);
+  return {
+    start: readTime(start, `${field}.${startName}`),
+    totalSpots,
+    openSpots,
+    deposit: o.deposit === undefined ? false : bool(o.deposit, `${field}.deposit`),
+    depositAmount: o.depositAmount === undefined || o.depositAmount === null ? 0 : int(o.depositAmount, `${field}.depositAmount`),
+    requiresCc: cc === undefined ? false : bool(cc, `${field}.${ccName}`),
+  };
+}
+
+export function readSlots(raw: unknown, field: string): Slot[] {
+  if (!Array.isArray(raw)) throw new ShapeError(field, 'must be an array');
+  return raw.map((s, i) => readSlot(s, `${field}[${i}]`));
+}
+
+export function readAvailability(raw: unknown): Availability {
+  const o = obj(raw, 'body');
+  const [slots, slotsName] = pick(o, ['slotData', 'slot_data']);
+  return {
+    venueId: readId(pick(o, ['venueId', 'venue_id'])[0], 'venueId'),
+    date: typeof o.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(o.date) ? o.date : (() => { throw new ShapeError('date', 'must be YYYY-MM-DD'); })(),
+    partySize: int(o.partySize, 'partySize', 1),
+    duration: o.duration === undefined || o.duration === null ? null : int(o.duration, 'duration'),
+    slots: readSlots(slots, slotsName),
+  };
+}
+
+export function readAck(raw: unknown): BookingAck {
+  const o = obj(raw, 'body');
+  return { id: readId(pick(o, ['id', 'bookingId', 'entity_id'])[0], 'id'), status: readStatus(o.status, 'status') };
+}
+
+function readContact(v: unknown): RmsContact | null {
+  if (v === undefined || v === null) return null;
+  const o = obj(v, 'contact');
+  const text = (k: string) => optText(o[k], `contact.${k}`) ?? '';
+  return { firstname: text('firstname'), lastname: text('lastname'), email: text('email'), telephone: text('telephone'), ...(typeof o.locale === 'string' ? { locale: o.locale } : {}) };
+}
+
+export function readBooking(raw: unknown, field = 'body'): RmsBooking {
+  const o = obj(raw, field);
+  const at = (k: string) => `${field === 'body' ? '' : `${field}.`}${k}`;
+  let deposit: RmsBooking['deposit'] = null;
+  if (o.deposit !== undefined && o.deposit !== null) {
+    const d = obj(o.deposit, at('deposit'));
+    deposit = { amount: int(d.amount, at('deposit.amount')), paid: bool(d.paid, at('deposit.paid')) };
+  }
+  let tables: string[] | null = null;
+  if (Array.isArray(o.tables)) tables = o.tables.map((t, i) => readId(t, at(`tables[${i}]`)));
+  else if (o.tables !== undefined && o.tables !== null) throw new ShapeError(at('tables'), 'must be an array');
+  const created = pick(o, ['createdAt', 'created_at'])[0];
+  const updated = pick(o, ['updatedAt', 'updated_at'])[0];
+  return {
+    id: readId(pick(o, ['id', 'entity_id'])[0], at('id')),
+    venueId: readId(pick(o, ['venueId', 'venue_id'])[0], at('venueId')),
+    status: readStatus(o.status, at('status')),
+    partySize: int(o.partySize, at('partySize'), 1),
+    date: readTime(o.date, at('date')),
+    areaId: o.areaId === undefined || o.areaId === null ? null : readId(o.areaId, at('areaId')),
+    tables,
+    contact: readContact(o.contact),
+    notes: optText(o.notes, at('notes')),
+    deposit,
+    createdAt: created === undefined || created === null ? null : readTime(created, at('createdAt')),
+    updatedAt: updated === undefined || updated === null ? null : readTime(updated, at('updatedAt')),
+  };
+}
+
+export function readSearch(raw: unknown): { total: number; data: RmsBooking[] } {
+  const o = obj(raw, 'body');
+  if (!Array.isArray(o.data)) throw new ShapeError('data', 'must be an array');
+  return { total: int(o.total, 'total'), data: o.data.map((b, i) => readBooking(b, `data[${i}]`)) };
+}
+
+/** A 402 body `{error:{code,message}}`: the code as the RMS sent it (kept as is), or null when malformed. */
+export function readRefusal(raw: unknown): { code: string; message: string } | null {
+  if (!isObj(raw) || !isObj(raw.error)) return null;
+  const { code, message } = raw.error;
+  if (typeof code !== 'string' || code.length === 0 || code.length > 100) return null;
+  return { code, message: typeof message === 'string' ? message : code };
+}

@@ -1,0 +1,282 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { guardedLookup } from '../lib/outbound-url.ts';
+import {
+  readAck, readAvailability, readBooking, readRefusal, readSearch, ShapeError,
+  type Availability, type BookingAck, type RmsBooking, type RmsContact,
+} from './rms-client.fns.ts';
+
+// Tableside's client of the booking-services contract (DESIGN 8.2). The RMS is untrusted: every
+// call carries the partner's Bearer key over HTTPS, has a time limit (availability 1 s, the rest
+// RMS_TIMEOUT_MS), connects only to addresses the outbound-URL guard allows (checked again at
+// connect time, so DNS rebinding does not pass), and every answer is read against the contract.
+// Whatever goes wrong becomes an RmsError; a 402 keeps the RMS's code as it was sent.
+
+export type RmsErrorKind =
+  /** The RMS answered 402 {error:{code}}: a business refusal; `code` as sent. */
+  | 'refused'
+  /** 409: the same Idempotency-Key with another body. */
+  | 'conflict'
+  /** 404 on a booking path. */
+  | 'not_found'
+  | 'unreachable'
+  | 'timeout'
+  /** Any other status (401 included: the partner's key was refused). */
+  | 'status'
+  /** The answer is not JSON, or not the contract's shape. */
+  | 'bad_answer'
+  /** The RMS partner has not connected its booking services (DESIGN 8.1); no call was made. */
+  | 'not_connected';
+
+export class RmsError extends Error {
+  constructor(
+    readonly kind: RmsErrorKind,
+    message: string,
+    readonly status?: number,
+    /** For `refused`: the 402 code, e.g. `slot_unavailable`. */
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'RmsError';
+  }
+
+  /** Whether the RMS surely did not act on the call (a retry cannot double anything). */
+  get definite(): boolean {
+    return this.kind === 'refused' || this.kind === 'conflict' || this.kind === 'not_connected' || this.kind === 'not_found' || (this.kind === 'status' && (this.status ?? 500) < 500);
+  }
+}
+
+/** Where a partner's booking services are and the key they take. */
+export interface RmsEndpoint {
+  baseUrl: string;
+  apiKey: string;
+}
+
+export interface AvailabilityQuery { venueId: string; date: string; partySize: number; areaId?: string | null }
+
+export interface CreateBookingRequest {
+  venueId: string;
+  bookingChannel: { id: string; name: string };
+  partySize: number;
+  /** ISO 8601 with offset. */
+  date: string;
+  areaId?: string | null;
+  contact: RmsContact;
+  notes?: string | null;
+  paymentToken?: string;
+}
+
+export interface ChangeBookingRequest { partySize?: number; date?: string }
+export interface CancelBookingRequest { cancelActor?: string; cancelReason?: string }
+export interface SearchQuery { venueId: string; startDate: string; endDate: string; email?: string; phoneNumber?: string }
+
+export interface RmsClientOptions {
+  /** RMS_TIMEOUT_MS: every call but availability. */
+  timeoutMs: number;
+  /** DESIGN 8.2: availability answers within 1 s or the snapshot answers instead. */
+  availabilityTimeoutMs?: number;
+  /** ALLOW_PRIVATE_TARGETS. */
+  allowPrivate: boolean;
+  /** Certificates to trust besides Node's (the in-process reference RMS of the sandbox and tests). */
+  extraCa?: () => string[];
+}
+
+const enc = encodeURIComponent;
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/** The client of one RMS (one base URL and key), over its own keep-alive pool. */
+export class RmsClient {
+  constructor(
+    private readonly endpoint: RmsEndpoint,
+    private readonly dispatcher: Dispatcher,
+    private readonly opts: RmsClientOptions,
+  ) {}
+
+  private async call(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    o: { query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<{ status: number; body: unknown }> {
+    const url = new URL(this.endpoint.baseUrl.replace(/\/+$/, '') + path);
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    const what = `${method} ${path}`;
+    const timeoutMs = o.timeoutMs ?? this.opts.timeoutMs;
+    const signal = AbortSignal.timeout(timeoutMs);
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      // The race keeps the whole-call limit whole even while a TLS handshake stalls (see pos-client).
+      const pending = request(url, {
+        method,
+        dispatcher: this.dispatcher,
+        headers: {
+          authorization: `Bearer ${this.endpoint.apiKey}`,
+          accept: 'application/json',
+          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(o.headers ?? {}),
+        },
+        body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
+        signal,
+      });
+      res = await Promise.race([pending, rejectOnAbort(signal)]);
+      text = await Promise.race([res.body.text(), rejectOnAbort(signal)]);
+    } catch (err) {
+      throw transportError(err, what, timeoutMs);
+    }
+    let body: unknown;
+    try {
+      body = text.trim() === '' ? undefined : JSON.parse(text);
+    } catch {
+      if (res.statusCode >= 200 && res.statusCode < 300) throw new RmsError('bad_answer', `${what}: the RMS answered ${res.statusCode} with a body that is not JSON`, res.statusCode);
+    }
+    if (res.statusCode === 402) {
+      const refusal = readRefusal(body);
+      if (!refusal) throw new RmsError('bad_answer', `${what}: the RMS answered 402 without {error:{code,message}}`, 402);
+      throw new RmsError('refused', `${what}: the RMS refused: ${refusal.code}`, 402, refusal.code);
+    }
+    if (res.statusCode === 409) throw new RmsError('conflict', `${what}: the RMS answered 409 (the idempotency key was used with another body)`, 409);
+    if (res.statusCode === 404 && path.startsWith('/booking/')) throw new RmsError('not_found', `${what}: the RMS does not know this booking`, 404);
+    if (res.statusCode !== 200 && res.statusCode !== 201) throw new RmsError('status', `${what}: the RMS answered ${res.statusCode}`, res.statusCode);
+    return { status: res.statusCode, body };
+  }
+
+  private read<T>(what: string, reader: (raw: unknown) => T, raw: unknown): T {
+    try {
+      return reader(raw);
+    } catch (err) {
+      if (err instanceof ShapeError) throw new RmsError('bad_answer', `${what}: the answer breaks the contract: ${err.message}`);
+      throw err;
+    }
+  }
+
+  /** GET /healthcheck; resolves when it answers 200 (which also proves the key). */
+  async healthcheck(): Promise<void> {
+    await this.call('GET', '/healthcheck');
+  }
+
+  async availability(q: AvailabilityQuery): Promise<Availability> {
+    const res = await this.call('GET', '/availability', {
+      query: { venueId: q.venueId, date: q.date, partySize: String(q.partySize), areaId: q.areaId ?? undefined },
+      timeoutMs: this.opts.availabilityTimeoutMs ?? 1000,
+    });
+    const answer = this.read('GET /availability', readAvailability, res.body);
+    if (answer.venueId !== q.venueId || answer.date !== q.date || answer.partySize !== q.partySize) {
+      throw new RmsError('bad_answer', 'GET /availability: the answer is for another venue, date or party size than asked');
+    }
+    return answer;
+  }
+
+  /** POST /booking under `idempotencyKey`; a retry must pass the same key and the same body. */
+  async createBooking(idempotencyKey: string, body: CreateBookingRequest): Promise<BookingAck> {
+    if (!idempotencyKey) throw new Error('createBooking needs an Idempotency-Key (never create without one)');
+    const res = await this.call('POST', '/booking', { body, headers: { 'idempotency-key': idempotencyKey } });
+    return this.read('POST /booking', readAck, res.body);
+  }
+
+  async getBooking(id: string): Promise<RmsBooking> {
+    const res = await this.call('GET', `/booking/${enc(id)}`);
+    const booking = this.read(`GET /booking/${id}`, readBooking, res.body);
+    if (booking.id !== id) throw new RmsError('bad_answer', `GET /booking/${id}: the answer is booking ${booking.id}`);
+    return booking;
+  }
+
+  async updateBooking(id: string, change: ChangeBookingRequest): Promise<BookingAck> {
+    const res = await this.call('PUT', `/booking/${enc(id)}`, { body: change });
+    return this.read(`PUT /booking/${id}`, readAck, res.body);
+  }
+
+  async cancelBooking(id: string, body: CancelBookingRequest = {}): Promise<BookingAck> {
+    const res = await this.call('PUT', `/booking/${enc(id)}/cancel`, { body });
+    const ack = this.read(`PUT /booking/${id}/cancel`, readAck, res.body);
+    if (ack.status !== 'canceled') throw new RmsError('bad_answer', `PUT /booking/${id}/cancel: status must be "canceled", got "${ack.status}"`);
+    return ack;
+  }
+
+  async searchBookings(q: SearchQuery): Promise<{ total: number; data: RmsBooking[] }> {
+    const res = await this.call('GET', '/bookings/search', { query: { ...q } });
+    return this.read('GET /bookings/search', readSearch, res.body);
+  }
+}
+
+function transportError(err: unknown, what: string, timeoutMs: number): RmsError {
+  if (err instanceof RmsError) return err;
+  const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code;
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+    return new RmsError('timeout', `${what}: the RMS did not answer within ${timeoutMs} ms`);
+  }
+  if (err instanceof undiciErrors.ConnectTimeoutError) return new RmsError('timeout', `${what}: connecting to the RMS timed out`);
+  const reason = [code, e.cause?.message ?? e.message].filter(Boolean).join(': ');
+  return new RmsError('unreachable', `${what}: the RMS could not be reached (${reason})`);
+}
+
+/**
+ * One RmsClient per RMS endpoint, each over its own keep-alive pool whose connections pass the
+ * outbound-URL guard at connect time. A changed key or base URL gets a new client; the old pool
+ * is closed.
+ */
+export class RmsClients {
+  private readonly clients = new Map<string, { key: string; client: RmsClient; agent: Agent }>();
+  private readonly extraCa: string[] = [];
+
+  constructor(private readonly opts: Omit<RmsClientOptions, 'extraCa'>) {}
+
+  /** Also trust this certificate (the in-process reference RMS of the sandbox and of tests). */
+  trust(pem: string): void {
+    if (this.extraCa.includes(pem)) return;
+    this.extraCa.push(pem);
+    // Pools built before trusted less; they are rebuilt on next use.
+    for (const [id, entry] of this.clients) {
+      void entry.agent.close().catch(() => undefined);
+      this.clients.delete(id);
+    }
+  }
+
+  /** The client for `id` (a partner) at `endpoint`. */
+  for(id: string, endpoint: RmsEndpoint): RmsClient {
+    const key = `${endpoint.baseUrl}\u0000${endpoint.apiKey}`;
+    const known = this.clients.get(id);
+    if (known?.key === key) return known.client;
+    if (known) void known.agent.close().catch(() => undefined);
+    const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
+    const agent = new Agent({
+      connect: {
+        timeout: Math.min(2000, this.opts.timeoutMs),
+        lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
+        ...(this.extraCa.length > 0 ? { ca: [...rootCertificates, ...fromEnv, ...this.extraCa] } : {}),
+      },
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      keepAliveTimeout: 10_000,
+      connections: 32,
+    });
+    const client = new RmsClient(endpoint, agent, this.opts);
+    this.clients.set(id, { key, client, agent });
+    return client;
+  }
+
+  /** A client for a one-off call (the healthcheck before saving), closed afterwards. */
+  async once<T>(endpoint: RmsEndpoint, fn: (client: RmsClient) => Promise<T>): Promise<T> {
+    const id = `once:${Math.random()}`;
+    try {
+      return await fn(this.for(id, endpoint));
+    } finally {
+      const entry = this.clients.get(id);
+      this.clients.delete(id);
+      await entry?.agent.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(all.map((e) => e.agent.destroy().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,65 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { startRmsSimulator, type RmsSimulator } from '../../rms-simulator/src/index.ts';
+import type { VenuesService } from '../content/venues.service.ts';
+import { loadOrCreateSelfSigned } from '../lib/tls.ts';
+import type { BookingServicesService } from '../rms/booking-services.service.ts';
+import type { RmsClients } from '../rms/rms-client.ts';
+
+export type { RmsSimulator };
+
+// The sandbox's RMS (DESIGN 8.6): the reference RMS in-process on its own HTTPS port, its state
+// (venues, bookings, key) kept in the data directory. The sandbox partner's booking services point
+// at it, its demo venues are the partner's content venues (externalId = the RMS venue id), and it
+// sends its notices and feeds to this Tableside with the partner's key.
+
+export async function startSandboxRms(dataDir: string): Promise<RmsSimulator> {
+  const tls = await loadOrCreateSelfSigned(dataDir);
+  return startRmsSimulator({ port: 0, stateFile: join(dataDir, 'rms-sim-state.json'), tls: { key: tls.key, cert: tls.cert }, seed: true });
+}
+
+const COUNTRY_OF_ZONE: Record<string, string> = { 'Europe/London': 'GB', 'America/New_York': 'US', 'Europe/Paris': 'FR', 'Europe/Madrid': 'ES' };
+
+export interface SandboxRms {
+  baseUrl: string;
+  apiKey: string;
+  /** Content venue id of each RMS venue. */
+  venues: Array<{ id: string; externalId: string; name: string }>;
+}
+
+/** Connects the sandbox partner to the in-process RMS; safe on every start (the RMS port changes). */
+export async function connectSandboxRms(deps: {
+  rms: RmsSimulator;
+  partnerId: string;
+  partnerApiKey: string;
+  baseUrl: string;
+  dataDir: string;
+  venues: Pick<VenuesService, 'upsertByExternalId'>;
+  bookingServices: Pick<BookingServicesService, 'put'>;
+  rmsClients: Pick<RmsClients, 'trust'>;
+  log: Logger;
+}): Promise<SandboxRms> {
+  const { rms, partnerId } = deps;
+  deps.rmsClients.trust(rms.ca);
+  await deps.bookingServices.put(partnerId, { baseUrl: rms.baseUrl, apiKey: rms.apiKey });
+  const venues: SandboxRms['venues'] = [];
+  for (const v of await rms.control.listVenues()) {
+    const { venue } = await deps.venues.upsertByExternalId(partnerId, v.id, {
+      name: v.name, city: v.timezone.split('/')[1]?.replace(/_/g, ' ') ?? 'London', countryCode: COUNTRY_OF_ZONE[v.timezone] ?? 'GB',
+      currency: v.currency, timezone: v.timezone,
+    });
+    venues.push({ id: venue.id, externalId: v.id, name: v.name });
+  }
+  const tls = await loadOrCreateSelfSigned(deps.dataDir);
+  await rms.control.setTableside({ tablesideUrl: deps.baseUrl, apiKey: deps.partnerApiKey, ca: tls.cert });
+  deps.log.info({ rms: rms.baseUrl, venues: venues.length }, 'sandbox RMS connected');
+  return { baseUrl: rms.baseUrl, apiKey: rms.apiKey, venues };
+}
+
+/** Adds the RMS to sandbox.json: `rmsApiKey` (the reference RMS's key), its URL and the venues. */
+export function writeSandboxRms<T extends object>(file: string, sandbox: T, rms: SandboxRms): T & { rmsBaseUrl: string; rmsApiKey: string; rmsVenues: SandboxRms['venues'] } {
+  const next = { ...sandbox, rmsBaseUrl: rms.baseUrl, rmsApiKey: rms.apiKey, rmsVenues: rms.venues };
+  writeFileSync(file, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
+  return next;
+}

@@ -1,0 +1,141 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachStore } from '../helpers/db.ts';
+import { startRmsWorld, type RmsWorld } from './world.ts';
+
+// The availability feed (DESIGN 8.3b) over HTTPS: pushed by the reference RMS, and hand-made shards.
+
+const record = (venueId: string, date: string, partySize: number, startSec = 1_749_661_200) => ({
+  venueId, date, partySize, duration: 5400,
+  slotData: [
+    { startSec, totalSpots: 4, openSpots: 3, deposit: false, depositAmount: 0, requiresCc: false },
+    { startSec: startSec + 900, totalSpot: 4, openSpot: 0, deposit: true, depositAmount: 1000, requireCc: true },
+  ],
+});
+
+describeEachStore('POST/GET /v1/rms/availability-feed', (store) => {
+  let w: RmsWorld;
+  let n = 0;
+  const nonce = () => `nonce-${process.pid}-${++n}`;
+  const shard = (nonceValue: string, shardNumber: number, total: number, data: unknown[]) =>
+    w.app.http.post('/v1/rms/availability-feed', { token: w.key, body: { metadata: { total_shards: total, shard_number: shardNumber, nonce: nonceValue, date: '2025-06-10T09:00:00Z' }, data } });
+  const status = async () => (await w.app.http.get('/v1/rms/availability-feed', { token: w.key })).body;
+
+  beforeAll(async () => {
+    w = await startRmsWorld({ app: { store } });
+    await w.sim.control.setClock({ set: '2025-06-10T09:00:00Z', frozen: true });
+  });
+  afterAll(async () => w?.close());
+
+  it('[BKG-20] the reference RMS pushes its feed in shards, last first; the snapshot is replaced when every shard has arrived', async () => {
+    const pushed = await w.sim.control.pushFeed({ days: 2, shardSize: 7, order: 'desc', startDate: '2025-06-11' });
+    expect(pushed.totalShards).toBeGreaterThan(1);
+    expect(pushed.shards.every((s) => s.status === 202)).toBe(true);
+    const now = await status();
+    expect(now).toMatchObject({ nonce: pushed.nonce, records: pushed.records, venues: 3, completedAt: expect.any(String), incomplete: [] });
+    const { rows } = await sql<{ type: string; data: any }>`SELECT type, data FROM outbox WHERE type = 'availability_feed.processed'`.execute(w.app.db.kysely);
+    expect(rows.map((r) => r.data.nonce)).toEqual([pushed.nonce]);
+    // The snapshot answers what the RMS answers live for the same venue, date and party size.
+    const live = await (await w.app.service.app.services.bookingServices.client(w.partnerId))!.availability({ venueId: 'rms-venue-1', date: '2025-06-11', partySize: 2 });
+    const snap = await w.app.service.app.services.feed.snapshotAvailability(w.partnerId, 'rms-venue-1', '2025-06-11', 2);
+    expect(snap!.slots).toEqual(live.slots);
+  });
+
+  it('[BKG-20] [BKG-22] [BKG-33] hand-made shards in any order: incomplete until the last, then the snapshot; shard_number counts from 0', async () => {
+    const before = await status();
+    const id = nonce();
+    expect((await shard(id, 2, 3, [record('v-a', '2025-06-12', 2)])).status).toBe(202);
+    const partial = await shard(id, 0, 3, [record('v-a', '2025-06-12', 4), record('v-b', '2025-06-12', 2)]);
+    expect(partial.body).toEqual({ nonce: id, status: 'received', receivedShards: 2, totalShards: 3 });
+    const mid = await status();
+    expect(mid).toMatchObject({ nonce: before.nonce, records: before.records, incomplete: [{ nonce: id, receivedShards: 2, totalShards: 3 }] });
+    // A repeated shard changes nothing.
+    expect((await shard(id, 0, 3, [record('v-a', '2025-06-12', 4), record('v-b', '2025-06-12', 2)])).body.status).toBe('duplicate');
+    const beyond = await shard(id, 3, 3, [record('v-a', '2025-06-12', 6)]);
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error.details['metadata.shard_number']).toBeDefined();
+    // That 400 forgot the nonce: it must be sent again, every shard.
+    expect((await status()).incomplete).toEqual([]);
+    for (const [i, data] of [[1, [record('v-c', '2025-06-12', 2)]], [0, [record('v-a', '2025-06-12', 4), record('v-b', '2025-06-12', 2)]]] as const) {
+      expect((await shard(id, i, 3, [...data])).status).toBe(202);
+    }
+    expect((await shard(id, 2, 3, [record('v-a', '2025-06-12', 2)])).body).toEqual({ nonce: id, status: 'complete', receivedShards: 3, totalShards: 3 });
+    expect(await status()).toMatchObject({ nonce: id, date: '2025-06-10T09:00:00.000Z', records: 4, venues: 3, incomplete: [] });
+    const snap = await w.app.service.app.services.feed.snapshotAvailability(w.partnerId, 'v-a', '2025-06-12', 4);
+    expect(snap).toMatchObject({ source: 'snapshot', nonce: id, duration: 5400 });
+    expect(snap!.slots[1]).toEqual({ start: new Date((1_749_661_200 + 900) * 1000), totalSpots: 4, openSpots: 0, deposit: true, depositAmount: 1000, requiresCc: true });
+    expect(await w.app.service.app.services.feed.snapshotAvailability(w.partnerId, 'rms-venue-1', '2025-06-11', 2)).toBeNull();
+  });
+
+  it('[BKG-21] a shard with a bad record → 400 naming the record index and field; nothing of the nonce is kept', async () => {
+    const before = await status();
+    const id = nonce();
+    expect((await shard(id, 0, 2, [record('v-a', '2025-06-13', 2)])).status).toBe(202);
+    const bad = await shard(id, 1, 2, [
+      record('v-a', '2025-06-13', 4),
+      { ...record('v-a', '2025-06-13', 0) },
+      { ...record('v-b', '2025-02-30', 2) },
+      { ...record('v-b', '2025-06-13', 2), slotData: [{ startSec: 1, totalSpots: 2, openSpots: '1', deposit: false, depositAmount: 0, requiresCc: false }] },
+    ]);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual({
+      'data[1].partySize': [expect.any(String)],
+      'data[2].date': [expect.any(String)],
+      'data[3].slotData[0].openSpots': [expect.any(String)],
+    });
+    const after = await status();
+    expect(after).toMatchObject({ nonce: before.nonce, records: before.records, incomplete: [] });
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM rms_feed_staging WHERE nonce = ${id}`.execute(w.app.db.kysely);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('bad metadata and bodies → 400 with details; a feed shard may exceed 1 MiB (other routes may not)', async () => {
+    const noMeta = await w.app.http.post('/v1/rms/availability-feed', { token: w.key, body: { data: [] } });
+    expect(noMeta.status).toBe(400);
+    expect(noMeta.body.error.details.metadata).toBeDefined();
+    expect((await shard(nonce(), -1, 1, [])).status).toBe(400);
+    const mixed = nonce();
+    await shard(mixed, 0, 2, []);
+    const mismatch = await shard(mixed, 1, 3, []);
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.details['metadata.total_shards']).toBeDefined();
+
+    const big = Array.from({ length: 6000 }, (_, i) => record(`big-${i % 200}`, '2025-06-14', 1 + (i % 10)));
+    const id = nonce();
+    const size = JSON.stringify(big).length;
+    expect(size).toBeGreaterThan(1024 * 1024);
+    expect((await shard(id, 0, 1, big)).status).toBe(202);
+    expect(await status()).toMatchObject({ nonce: id, records: 6000, venues: 200 });
+    const tooBigNotice = await w.app.http.post('/v1/rms/notifications', { token: w.key, body: { entity: 'booking', entityId: 'x', action: 'update', data: big } });
+    expect(tooBigNotice.status).toBe(413);
+  });
+});
+
+describe('availability of a venue: live, else the snapshot', () => {
+  let w: RmsWorld;
+  beforeAll(async () => {
+    w = await startRmsWorld();
+    await w.sim.control.setClock({ set: '2025-06-10T09:00:00Z', frozen: true });
+  });
+  afterAll(async () => w?.close());
+
+  it('[BKG-09] an RMS that does not answer within 1 s is served from the latest complete snapshot, marked "snapshot"', async () => {
+    const availability = w.app.service.app.services.availability;
+    const live = await availability.forVenue(w.venueId, '2025-06-11', 2);
+    expect(live.source).toBe('live');
+    expect(live.slots.length).toBeGreaterThan(0);
+    // No snapshot yet: the RMS's failure is the answer (typed, for the caller to map).
+    await w.sim.control.setFailures({ mode: 'hang', operations: ['availability'], count: 1 });
+    expect(await availability.forVenue(w.venueId, '2025-06-11', 2).catch((e) => e)).toMatchObject({ kind: 'timeout' });
+    await w.sim.control.pushFeed({ days: 1, startDate: '2025-06-11', venueIds: ['rms-venue-1'], partySizes: [2] });
+    await w.sim.control.setFailures({ mode: 'hang', operations: ['availability'], count: 1 });
+    const fallback = await availability.forVenue(w.venueId, '2025-06-11', 2);
+    expect(fallback).toMatchObject({ source: 'snapshot', rmsVenueId: 'rms-venue-1', date: '2025-06-11', partySize: 2 });
+    expect(fallback.slots).toEqual(live.slots);
+    await w.sim.control.setFailures({ mode: 'error5xx', operations: ['availability'], count: 1 });
+    expect((await availability.forVenue(w.venueId, '2025-06-11', 2)).source).toBe('snapshot');
+    // A date the snapshot does not hold: the failure again.
+    await w.sim.control.setFailures({ mode: 'garbage', operations: ['availability'], count: 1 });
+    expect(await availability.forVenue(w.venueId, '2025-06-20', 2).catch((e) => e)).toMatchObject({ kind: 'bad_answer' });
+  });
+});
