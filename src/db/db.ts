@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -105,6 +106,8 @@ export interface EmbeddedOptions {
 export async function openEmbedded(options: EmbeddedOptions = {}): Promise<Db> {
   if (options.dir) mkdirSync(options.dir, { recursive: true });
   const pglite = await PGlite.create({
+    // The SQL extensions DESIGN 3 allows, which migrations create (015: trigram indexes).
+    extensions: { pg_trgm },
     ...(options.dir ? { dataDir: options.dir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

@@ -138,3 +138,34 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
   return Number(r.numAffectedRows) > 0;
 }
 
+
+export type ClaimResult = { orderStatus: string; payment: PaymentRow | null };
+
+/**
+ * A new payment's claim in one statement (issue 14): lock the order, and insert the payment only if
+ * the order is open and neither unique index objects (the reference per partner; one in-flight or
+ * pending payment per order). ON CONFLICT decides on the latest committed rows, waiting for a
+ * concurrent inserter, which a check in this statement could not: its snapshot predates the wait
+ * for the order lock. `payment` is null when nothing was inserted; the caller then finds out why
+ * with fresh reads, under the lock this statement took. Run it in the claim's transaction.
+ */
+export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promise<ClaimResult> {
+  const confirmed = p.status === 'confirmed';
+  const { rows } = await sql<PaymentRow & { claim_order_status: string }>`
+    WITH o AS (SELECT id, status FROM orders WHERE id = ${p.order_id} FOR UPDATE),
+    ins AS (
+      INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
+                            payment_method, status, recorded_at, confirmed_at, terminal_at, deadline_at, updated_at)
+      SELECT ${p.id}::uuid, ${p.partner_id}::uuid, ${p.external_reference}::text, ${p.venue_id}::uuid, o.id, ${p.type}::text,
+             ${p.amount_minor}::bigint, ${p.tip_minor}::bigint, ${p.currency}::text, ${p.payment_method}::text, ${p.status}::text,
+             ${p.recorded_at}::timestamptz, ${confirmed ? now : null}::timestamptz, ${confirmed ? now : null}::timestamptz,
+             ${p.deadline_at}::timestamptz, ${now}::timestamptz
+      FROM o WHERE o.status = 'open'
+      ON CONFLICT DO NOTHING
+      RETURNING *)
+    SELECT o.status AS claim_order_status, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
+  const r = rows[0];
+  if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
+  const { claim_order_status: orderStatus, ...payment } = r;
+  return { orderStatus, payment: payment.id ? (payment as PaymentRow) : null };
+}
