@@ -1,5 +1,5 @@
 // `npm run bench`: every bench, one after the other (bench/rms.ts and bench/webhooks.ts record no goal of issue 14: their
-// own figures are in its output), then one table of every goal of issue 14
+// own figures are in their output), then one table of every goal of issue 14
 // (scenario, figure, baseline measured in the same run, ratio, goal, met or not).
 //
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench
