@@ -166,6 +166,9 @@ export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promis
     SELECT o.status AS claim_order_status, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
   const r = rows[0];
   if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
-  const { claim_order_status: orderStatus, ...payment } = r;
-  return { orderStatus, payment: payment.id ? (payment as PaymentRow) : null };
+  const { claim_order_status: orderStatus, ...inserted } = r;
+  const payment = inserted.id ? (inserted as PaymentRow) : null;
+  // A payment recorded confirmed at once (no forwarding) is announced like every status write.
+  if (payment) await announceOutcome(tx, payment, now);
+  return { orderStatus, payment };
 }
