@@ -93,7 +93,11 @@ export function createNoticesService(deps: NoticesDeps) {
               // A create of ours may not have recorded its RMS id yet: look again shortly.
               return { retryAt: new Date(now.getTime() + 5000) };
             }
-            await markProcessed(db.kysely, covered.map((n) => n.id), outcome === 'unknown' ? 'unknown_booking' : outcome, now);
+            // A re-read that applied something covers every notice waiting before it; one that found
+            // nothing to change speaks only for its own notice, since another notice's job may be
+            // applying the change at this moment and must keep its outcome.
+            const marked = outcome === 'unchanged' ? [noticeId] : covered.map((n) => n.id);
+            await markProcessed(db.kysely, marked, outcome === 'unknown' ? 'unknown_booking' : outcome, now);
             log.debug({ partnerId, entityId, outcome, notices: covered.length }, 'update notice processed');
           },
         },
