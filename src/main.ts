@@ -134,9 +134,10 @@ export function buildProgram(): Command {
     .description('create a booking channel')
     .requiredOption('--name <name>', 'channel name')
     .option('--logo <url>', 'logo URL')
+    .option('--protocol <protocol>', 'tableside (the /v1/bc channel API, an API key) or google-v3 (Booking Server v3, Basic auth)', 'tableside')
     .option('--json', 'print one JSON object')
-    .action(async (opts: { name: string; logo?: string; json?: boolean }) => {
-      const result = await operator('channel.create', { name: opts.name, logo: opts.logo });
+    .action(async (opts: { name: string; logo?: string; protocol: string; json?: boolean }) => {
+      const result = await operator('channel.create', { name: opts.name, logo: opts.logo, protocol: opts.protocol });
       print(!!opts.json, result, lines(result));
     });
 

@@ -5,6 +5,8 @@ import { createAuthService } from '../auth/auth.service.ts';
 import type { Config } from '../config.ts';
 import { createAreasService } from '../content/areas.service.ts';
 import { createBrandsService } from '../content/brands.service.ts';
+import { createChannelAccessService } from '../channels/access.service.ts';
+import { createChannelApiService } from '../channels/bc.service.ts';
 import { createChannelsService } from '../content/channels.service.ts';
 import { createCompaniesService } from '../content/companies.service.ts';
 import { createVenuesService } from '../content/venues.service.ts';
@@ -98,6 +100,10 @@ export function buildServices(deps: ServiceDeps) {
   const feed = createFeedService({ db, clock, log });
   const availability = createAvailabilityService({ db, bookingServices, feed });
 
+  // Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds
+  const channelAccess = createChannelAccessService({ db, clock });
+  const channelApi = createChannelApiService({ db, clock, bookings, availability });
+
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
@@ -115,6 +121,7 @@ export function buildServices(deps: ServiceDeps) {
       analyticsVenues, analyticsOrders,
       seating, rmsSeating,
       rmsClients, bookingServices, bookings, notices, feed, availability,
+      channelAccess, channelApi,
     },
     jobs,
   };
