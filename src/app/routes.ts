@@ -52,5 +52,5 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
 
   // Booking channels (DESIGN 8.4): each plugin authenticates its channels itself
   await fastify.register(bcRoutes, { api: s.channelApi, access: s.channelAccess, limiter: deps.limiter });
-  await fastify.register(v3Routes, { access: s.channelAccess, limiter: deps.limiter });
+  await fastify.register(v3Routes, { v3: s.v3, access: s.channelAccess, limiter: deps.limiter });
 }

@@ -7,6 +7,7 @@ import { createAreasService } from '../content/areas.service.ts';
 import { createBrandsService } from '../content/brands.service.ts';
 import { createChannelAccessService } from '../channels/access.service.ts';
 import { createChannelApiService } from '../channels/bc.service.ts';
+import { createV3Service } from '../channels/v3.service.ts';
 import { createChannelsService } from '../content/channels.service.ts';
 import { createCompaniesService } from '../content/companies.service.ts';
 import { createVenuesService } from '../content/venues.service.ts';
@@ -103,6 +104,7 @@ export function buildServices(deps: ServiceDeps) {
   // Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds
   const channelAccess = createChannelAccessService({ db, clock });
   const channelApi = createChannelApiService({ db, clock, bookings, availability });
+  const v3 = createV3Service({ db, clock, api: channelApi, availability });
 
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
@@ -121,7 +123,7 @@ export function buildServices(deps: ServiceDeps) {
       analyticsVenues, analyticsOrders,
       seating, rmsSeating,
       rmsClients, bookingServices, bookings, notices, feed, availability,
-      channelAccess, channelApi,
+      channelAccess, channelApi, v3,
     },
     jobs,
   };

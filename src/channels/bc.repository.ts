@@ -60,3 +60,17 @@ export async function channelBookingIds(ex: Executor, channelId: string, opts: {
     ${opts.venueId ? sql`AND venue_id = ${opts.venueId}` : sql``} ORDER BY created_at DESC, id DESC LIMIT ${opts.limit}`.execute(ex);
   return rows.map((r) => r.id);
 }
+
+/** The idempotency key of each of the channel's bookings (v3 keeps Google's user id in it). */
+export async function bookingKey(ex: Executor, channelId: string, bookingId: string): Promise<string | null> {
+  const { rows } = await sql<{ idempotency_key: string }>`SELECT idempotency_key FROM bookings
+    WHERE id = ${bookingId} AND channel_id = ${channelId}`.execute(ex);
+  return rows[0]?.idempotency_key ?? null;
+}
+
+/** The channel's created bookings whose idempotency key starts with `prefix`, newest first. */
+export async function bookingIdsByKeyPrefix(ex: Executor, channelId: string, prefix: string, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`SELECT id FROM bookings WHERE channel_id = ${channelId} AND sync = 'created'
+    AND starts_with(idempotency_key, ${prefix}) ORDER BY created_at DESC, id DESC LIMIT ${limit}`.execute(ex);
+  return rows.map((r) => r.id);
+}
