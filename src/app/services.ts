@@ -8,6 +8,7 @@ import { createBrandsService } from '../content/brands.service.ts';
 import { createChannelAccessService } from '../channels/access.service.ts';
 import { createChannelApiService } from '../channels/bc.service.ts';
 import { createV3Service } from '../channels/v3.service.ts';
+import { createFeedsService } from '../channels/feeds.service.ts';
 import { createChannelsService } from '../content/channels.service.ts';
 import { createCompaniesService } from '../content/companies.service.ts';
 import { createVenuesService } from '../content/venues.service.ts';
@@ -105,6 +106,7 @@ export function buildServices(deps: ServiceDeps) {
   const channelAccess = createChannelAccessService({ db, clock });
   const channelApi = createChannelApiService({ db, clock, bookings, availability });
   const v3 = createV3Service({ db, clock, api: channelApi, availability });
+  const channelFeeds = createFeedsService({ db, clock, feed });
 
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
@@ -123,7 +125,7 @@ export function buildServices(deps: ServiceDeps) {
       analyticsVenues, analyticsOrders,
       seating, rmsSeating,
       rmsClients, bookingServices, bookings, notices, feed, availability,
-      channelAccess, channelApi, v3,
+      channelAccess, channelApi, v3, channelFeeds,
     },
     jobs,
   };

@@ -74,3 +74,12 @@ export async function bookingIdsByKeyPrefix(ex: Executor, channelId: string, pre
     AND starts_with(idempotency_key, ${prefix}) ORDER BY created_at DESC, id DESC LIMIT ${limit}`.execute(ex);
   return rows.map((r) => r.id);
 }
+
+export interface FeedVenueRow extends LinkedVenue { ownerPartnerId: string | null; externalId: string | null }
+
+/** Every venue linked to the channel, with what its feeds need. */
+export async function allLinkedVenues(ex: Executor, channelId: string): Promise<FeedVenueRow[]> {
+  const { rows } = await sql<FeedVenueRow>`SELECT ${VENUE}, v.owner_partner_id AS "ownerPartnerId", v.external_id AS "externalId"
+    FROM venue_booking_channels l JOIN venues v ON v.id = l.venue_id WHERE l.channel_id = ${channelId} ORDER BY v.id`.execute(ex);
+  return rows;
+}

@@ -120,6 +120,17 @@ describe('with a server owning the data directory', () => {
     expect(bad.code).not.toBe(0);
   });
 
+  it('[CHN-17] [CHN-19] feeds export writes a google-v3 channel\'s feed set through the running server, and feeds validate accepts it', async () => {
+    const google = jsonOf(await cli('channel', 'create', '--name', 'Feeds', '--protocol', 'google-v3', '--json'));
+    const out = join(mkdtempSync(join(tmpdir(), 'tableside-cli-feeds-')), 'set');
+    const exported = jsonOf(await cli('feeds', 'export', '--channel', google.id, '--out', out, '--shard-size', '100', '--json'));
+    expect(exported).toMatchObject({ channelId: google.id, nonce: expect.any(String), dir: out, records: 0 });
+    expect(exported.files).toHaveLength(3);
+    expect(jsonOf(await cli('feeds', 'validate', out, '--json'))).toMatchObject({ ok: true });
+    const bc = jsonOf(await cli('channel', 'create', '--name', 'Not google', '--json'));
+    expect((await cli('feeds', 'export', '--channel', bc.id, '--out', out, '--json')).code).not.toBe(0);
+  });
+
   it('[DES-056] partner grant puts a venue in the partner’s scope', async () => {
     const partner = jsonOf(await cli('partner', 'create', '--name', 'Grantee', '--access', 'pat', '--json'));
     const { accessToken } = jsonOf(await cli('token', 'issue', '--partner', partner.partnerId, '--json'));
