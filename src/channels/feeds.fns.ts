@@ -88,28 +88,44 @@ export function availabilityOf(input: VenueRecords, fromSec: number, toSec: numb
   return out;
 }
 
-const FEED_FIELD: Record<FeedKind, string> = { merchants: 'merchant', services: 'service', availability: 'service_availability' };
-
 export interface FeedFile { name: string; kind: FeedKind; document: { metadata: FeedMetadata } & Record<string, unknown> }
 
-/** Splits each feed into shards under one nonce: merchants and services one shard, availability by `shardSize`. */
+const FEED_FIELD: Record<FeedKind, string> = { merchants: 'merchant', services: 'service', availability: 'service_availability' };
+
+export function feedMetadata(nonce: string, generation: number, shard: number, total: number): FeedMetadata {
+  return { processing_instruction: 'PROCESS_AS_COMPLETE', shard_number: shard, total_shards: total, nonce, generation_timestamp: generation };
+}
+
+export const shardName = (kind: FeedKind, i: number, total: number) => `${kind}-${String(i).padStart(5, '0')}-of-${String(total).padStart(5, '0')}.json`;
+
+export const availabilityDocument = (metadata: FeedMetadata, records: AvailabilityRecord[]) => ({ metadata, service_availability: [{ availability: records }] });
+
+/** The availability window of a feed generated at `now`: [generation, generation + 30 days). */
+export function horizonOf(now: Date): { generation: number; from: number; to: number } {
+  const generation = Math.floor(now.getTime() / 1000);
+  return { generation, from: generation, to: generation + HORIZON_DAYS * 86_400 };
+}
+
+/** The merchant and services feeds (one shard each). */
+export function catalogueFiles(venues: FeedVenue[], nonce: string, generation: number): FeedFile[] {
+  return [
+    { name: shardName('merchants', 0, 1), kind: 'merchants', document: { metadata: feedMetadata(nonce, generation, 0, 1), merchant: venues.map(merchantOf) } },
+    { name: shardName('services', 0, 1), kind: 'services', document: { metadata: feedMetadata(nonce, generation, 0, 1), service: venues.map(serviceOf) } },
+  ];
+}
+
+/** A whole feed set in memory (tests, the unsharded HTTP feed); the export streams the same shapes. */
 export function buildFeedSet(venues: VenueRecords[], opts: { nonce: string; now: Date; shardSize: number }): FeedFile[] {
-  const generation = Math.floor(opts.now.getTime() / 1000);
-  const to = generation + HORIZON_DAYS * 86_400;
-  const meta = (shard: number, total: number): FeedMetadata => ({
-    processing_instruction: 'PROCESS_AS_COMPLETE', shard_number: shard, total_shards: total, nonce: opts.nonce, generation_timestamp: generation,
-  });
-  const records = venues.flatMap((v) => availabilityOf(v, generation, to));
+  const { generation, from, to } = horizonOf(opts.now);
+  const records = venues.flatMap((v) => availabilityOf(v, from, to));
   const shards: AvailabilityRecord[][] = [];
   for (let i = 0; i < records.length; i += opts.shardSize) shards.push(records.slice(i, i + opts.shardSize));
   if (shards.length === 0) shards.push([]);
-  const name = (kind: FeedKind, i: number, total: number) => `${kind}-${String(i).padStart(5, '0')}-of-${String(total).padStart(5, '0')}.json`;
   return [
-    { name: name('merchants', 0, 1), kind: 'merchants', document: { metadata: meta(0, 1), merchant: venues.map((v) => merchantOf(v.venue)) } },
-    { name: name('services', 0, 1), kind: 'services', document: { metadata: meta(0, 1), service: venues.map((v) => serviceOf(v.venue)) } },
+    ...catalogueFiles(venues.map((v) => v.venue), opts.nonce, generation),
     ...shards.map((s, i) => ({
-      name: name('availability', i, shards.length), kind: 'availability' as const,
-      document: { metadata: meta(i, shards.length), service_availability: [{ availability: s }] },
+      name: shardName('availability', i, shards.length), kind: 'availability' as const,
+      document: availabilityDocument(feedMetadata(opts.nonce, generation, i, shards.length), s),
     })),
   ];
 }
