@@ -49,6 +49,8 @@ export function buildProgram(): Command {
           `  client id / secret (/oauth/token): ${s.clientId} / ${s.clientSecret}`,
           `  venues: ${s.venueIds.length ? s.venueIds.join(', ') : '(none yet)'}`,
           `Try: curl -k ${service.url}/v1/pat/venues -H "Authorization: Bearer ${s.accessToken}"`,
+          `Webhooks (docs/webhooks.md): curl -k ${service.url}/v1/webhooks/endpoints -H "Authorization: Bearer ${s.accessToken}" ` +
+            `-H 'content-type: application/json' -d '{"url":"https://localhost:9443/hooks","events":["payment.confirmed","order.closed"]}'`,
         );
       }
       process.stderr.write(`${out.join('\n')}\n`);

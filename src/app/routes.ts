@@ -16,6 +16,7 @@ import { billRoutes } from '../pat/bill.routes.ts';
 import { paymentsRoutes } from '../pat/payments.routes.ts';
 import { patVenuesRoutes } from '../pat/venues.routes.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
+import { webhooksRoutes } from '../webhooks/endpoints.routes.ts';
 import { rmsSeatingRoutes } from '../rms/seating.routes.ts';
 import { bookingServicesRoutes } from '../rms/booking-services.routes.ts';
 import { feedRoutes } from '../rms/feed.routes.ts';
@@ -44,6 +45,8 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
   await fastify.register(analyticsVenuesRoutes, { venues: s.analyticsVenues });
   await fastify.register(analyticsOrdersRoutes, { orders: s.analyticsOrders });
 
+  // Outbound webhooks (/v1/webhooks), any partner
+  await fastify.register(webhooksRoutes, { endpoints: s.webhookEndpoints });
   // Seated reservations (/v1/rms, DESIGN 8.3c)
   await fastify.register(rmsSeatingRoutes, { seating: s.rmsSeating });
   // Reservations, RMS side (/v1/rms: booking services, notices, availability feed)

@@ -23,6 +23,10 @@ import { createPatVenuesService } from '../pat/venues.service.ts';
 import type { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
+import { createWebhookDelivery } from '../webhooks/delivery.service.ts';
+import { createEndpointsService } from '../webhooks/endpoints.service.ts';
+import { createSealer } from '../webhooks/sealing.ts';
+import { createSender } from '../webhooks/sender.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
 import { createSeatingService, SEATING_JOB } from '../pos-mirror/seating.service.ts';
@@ -101,6 +105,11 @@ export function buildServices(deps: ServiceDeps) {
   const notices = createNoticesService({ db, clock, log, bookings });
   const feed = createFeedService({ db, clock, log });
   const availability = createAvailabilityService({ db, bookingServices, feed });
+  // Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event
+  const sealer = createSealer({ db, clock, secretsKey: config.secretsKey });
+  const allowPrivateTargets = config.allowPrivateTargets;
+  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
+  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
 
   // Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds
   const channelAccess = createChannelAccessService({ db, clock });
@@ -111,6 +120,7 @@ export function buildServices(deps: ServiceDeps) {
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
+    ...webhookDelivery.jobs(),
     [ORDER_SYNC_JOB]: orderSync.job(),
     [SEATING_JOB]: seating.job(),
     ...bookings.jobs(),
@@ -123,6 +133,7 @@ export function buildServices(deps: ServiceDeps) {
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,
+      webhookEndpoints,
       seating, rmsSeating,
       rmsClients, bookingServices, bookings, notices, feed, availability,
       channelAccess, channelApi, v3, channelFeeds,

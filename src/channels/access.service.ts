@@ -7,6 +7,8 @@ import { hashSecret } from '../lib/secrets.ts';
 import * as repo from './access.repository.ts';
 import type { ChannelIdentity, ChannelProtocol } from './access.repository.ts';
 
+export type { ChannelIdentity, ChannelProtocol };
+
 // A channel's credentials (DESIGN 8.4 intro): a `tableside` channel gets an API key for /v1/bc, a
 // `google-v3` channel a Basic username and password for /v3 and its feeds. Shown once, stored as
 // SHA-256 hashes (256 bits of entropy, so an unsalted hash is safe), compared in constant time,

@@ -58,6 +58,12 @@ export async function scheduleJob(ex: Executor, job: ScheduleJob, now: Date): Pr
   await sql`SELECT pg_notify(${NOTIFY_CHANNEL}, ${job.kind})`.execute(ex);
 }
 
+/** Makes a scheduled job due now (if it is later); false when no job has that key. */
+export async function runJobNow(ex: Executor, dedupeKey: string, now: Date): Promise<boolean> {
+  const result = await sql`UPDATE jobs SET run_at = least(run_at, ${now}) WHERE dedupe_key = ${dedupeKey}`.execute(ex);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}
+
 export async function cancelJob(ex: Executor, dedupeKey: string): Promise<void> {
   await sql`DELETE FROM jobs WHERE dedupe_key = ${dedupeKey}`.execute(ex);
 }
@@ -80,6 +86,8 @@ export interface JobRunnerOptions {
   /** Longest idle wait between polls. */
   pollMs?: number;
   batchSize?: number;
+  /** Most jobs the poller runs at once (default 32). */
+  concurrency?: number;
 }
 
 export class JobRunner {
@@ -89,6 +97,9 @@ export class JobRunner {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private unlisten: (() => Promise<void>) | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Every slot was taken at the last look: a job that ends should wake the loop to claim more. */
+  private saturated = false;
 
   constructor(private readonly opts: JobRunnerOptions) {}
 
@@ -127,19 +138,23 @@ export class JobRunner {
 
   private async pollLoop(): Promise<void> {
     const pollMs = this.opts.pollMs ?? 1000;
+    const max = this.opts.concurrency ?? 32;
     while (this.running) {
       try {
-        await this.runDue();
+        await this.startDue(max);
       } catch (err) {
         this.opts.log.error({ err }, 'job poll failed');
       }
       if (!this.running) break;
       let delay = pollMs;
-      try {
-        const next = await this.nextRunAt();
-        if (next) delay = Math.max(0, Math.min(pollMs, next.getTime() - this.opts.clock.now().getTime()));
-      } catch {
-        // the database is unreachable for now; poll again later
+      // While every slot is busy, wait for a job to end (it wakes the loop) rather than for due rows.
+      if (this.inFlight.size < max) {
+        try {
+          const next = await this.nextRunAt();
+          if (next) delay = Math.max(0, Math.min(pollMs, next.getTime() - this.opts.clock.now().getTime()));
+        } catch {
+          // the database is unreachable for now; poll again later
+        }
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
@@ -149,6 +164,30 @@ export class JobRunner {
         };
       });
       this.wake = null;
+    }
+    await Promise.all(this.inFlight);
+  }
+
+  /**
+   * Claims due jobs while there is room and starts them without waiting for them to end, so one slow
+   * job (a webhook endpoint that takes its whole 15 s) never holds back the jobs behind it.
+   */
+  private async startDue(max: number): Promise<void> {
+    for (;;) {
+      const room = Math.min(max - this.inFlight.size, this.opts.batchSize ?? 10);
+      this.saturated = room <= 0;
+      if (room <= 0) return;
+      const claimed = await this.claim(room);
+      for (const row of claimed) {
+        const running: Promise<void> = this.execute(row)
+          .catch((err) => this.opts.log.error({ err, jobId: row.id }, 'job bookkeeping failed'))
+          .finally(() => {
+          this.inFlight.delete(running);
+          this.wake?.();
+        });
+        this.inFlight.add(running);
+      }
+      if (claimed.length < room) return;
     }
   }
 
@@ -160,7 +199,7 @@ export class JobRunner {
     return rows[0]?.next ?? null;
   }
 
-  private async claim(): Promise<JobRow[]> {
+  private async claim(limit: number = this.opts.batchSize ?? 10): Promise<JobRow[]> {
     const kinds = [...this.kinds.keys()];
     if (kinds.length === 0) return [];
     const now = this.opts.clock.now();
@@ -172,7 +211,7 @@ export class JobRunner {
         WHERE kind = ANY(${kinds}::text[]) AND run_at <= ${now}
           AND (locked_until IS NULL OR locked_until <= ${now})
         ORDER BY run_at
-        LIMIT ${this.opts.batchSize ?? 10}
+        LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
       RETURNING id, kind, dedupe_key, payload, run_at, attempts`.execute(this.opts.db.kysely);
     // Kinds with a longer lease get it now (rare; keeps the claim query single).

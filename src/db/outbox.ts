@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '../lib/ids.ts';
 import type { Executor } from './db.ts';
+import { scheduleJob } from './jobs.ts';
 
 // The outbox: one way for every feature to say "this happened". A feature calls emit() inside the
 // transaction of its change, so the event exists exactly when the change commits (none for a
@@ -24,14 +25,31 @@ export interface OutboxEvent {
 
 const EVENT_TYPE = /^[a-z][a-z_]*(\.[a-z][a-z_]*)+$/;
 
+/**
+ * The durable job that hands a new event to its deliverers (the webhooks feature registers it).
+ * One job per event, written with the event: a delivery feature never has to scan the outbox for
+ * rows committed out of id order, and an event exists for it exactly when its change committed.
+ */
+export const OUTBOX_EVENT_JOB = 'outbox.event';
+
 /** Writes an event in the caller's transaction; returns its id (time-ordered: a UUIDv7). */
 export async function emit(tx: Executor, scope: OutboxScope, event: OutboxEvent, now: Date): Promise<string> {
   if (!EVENT_TYPE.test(event.type)) throw new Error(`outbox: event type "${event.type}" is not dotted lower-case (e.g. payment.confirmed)`);
   if (!scope.partnerId && !scope.venueId) throw new Error('outbox: an event needs a partner or a venue to be delivered to');
   const id = uuidv7();
-  await sql`INSERT INTO outbox (id, partner_id, venue_id, type, entity_id, data, created_at)
-            VALUES (${id}, ${scope.partnerId ?? null}, ${scope.venueId ?? null}, ${event.type}, ${event.entityId},
-                    ${JSON.stringify(event.data)}::jsonb, ${now})`.execute(tx);
+  // The entity's next sequence number, taken under the counter's row lock in this transaction, so
+  // the numbers of one entity follow the order its changes commit in. The kind (the type's first
+  // segment) keeps a payment and a booking that happen to share an id apart.
+  const kind = event.type.slice(0, event.type.indexOf('.'));
+  await sql`WITH seq AS (
+              INSERT INTO outbox_sequences (entity_kind, entity_id, last) VALUES (${kind}, ${event.entityId}, 1)
+              ON CONFLICT (entity_kind, entity_id) DO UPDATE SET last = outbox_sequences.last + 1
+              RETURNING last)
+            INSERT INTO outbox (id, partner_id, venue_id, type, entity_id, data, created_at, sequence)
+            SELECT ${id}::uuid, ${scope.partnerId ?? null}::uuid, ${scope.venueId ?? null}::uuid, ${event.type}::text,
+                   ${event.entityId}::text, ${JSON.stringify(event.data)}::jsonb, ${now}::timestamptz, seq.last
+            FROM seq`.execute(tx);
+  await scheduleJob(tx, { kind: OUTBOX_EVENT_JOB, runAt: now, payload: { eventId: id } }, now);
   return id;
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import type { Move, PaymentStatus } from './payments.fns.ts';
+import { emit } from '../db/outbox.ts';
+import { paymentView, type Move, type PaymentStatus } from './payments.fns.ts';
 
 // SQL for payments. A payment's status changes only through
 // moveStatus, with a Move from the transition table of payments.fns.ts.
@@ -64,7 +65,20 @@ export async function insertPayment(ex: Executor, p: NewPayment, now: Date): Pro
             ${p.tip_minor}, ${p.currency}, ${p.payment_method}, ${p.status}, ${p.recorded_at},
             ${confirmed ? now : null}, ${confirmed ? now : null}, ${p.deadline_at}, ${now})
     RETURNING *`.execute(ex);
+  await announceOutcome(ex, rows[0], now);
   return rows[0];
+}
+
+/**
+ * A payment that reaches confirmed or failed is announced in the same transaction (outbox:
+ * `payment.confirmed` / `payment.failed`, for the partner whose payment it is). Every statement that
+ * writes a payment's status calls it (insertPayment, moveStatus; a new one must too).
+ */
+export async function announceOutcome(ex: Executor, p: PaymentRow | undefined, now: Date): Promise<void> {
+  if (!p || (p.status !== 'confirmed' && p.status !== 'failed')) return;
+  const { rows } = await sql<{ currency: string }>`SELECT currency FROM venues WHERE id = ${p.venue_id}`.execute(ex);
+  const { orderStatus: _o, ...view } = paymentView(p, null, rows[0]!.currency);
+  await emit(ex, { partnerId: p.partner_id, venueId: p.venue_id }, { type: `payment.${p.status}`, entityId: p.id, data: { ...view, venueId: p.venue_id } }, now);
 }
 
 /**
@@ -92,6 +106,7 @@ export async function moveStatus(
       updated_at = ${now}
     WHERE id = ${id} AND status = ANY(${move.from}::text[])
     RETURNING *`.execute(ex);
+  await announceOutcome(ex, rows[0], now);
   return rows[0] ?? null;
 }
 

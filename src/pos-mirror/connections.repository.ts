@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
+import { emit } from '../db/outbox.ts';
 
 // SQL of POS connections: which POS location a venue is connected to, whether the connection is
 // active, and when its tables and orders were last read.
@@ -117,21 +118,45 @@ export async function setOrdersSyncedUntil(ex: Executor, venueId: string, until:
  * row as it is now, or null when the venue has no connection.
  */
 export async function suspendConnection(ex: Executor, venueId: string, reason: SuspensionReason, now: Date): Promise<ConnectionRow | null> {
-  await sql`UPDATE pos_connections
-               SET status = 'suspended', suspended_reason = ${reason}, suspended_at = ${now}, updated_at = ${now}
-             WHERE venue_id = ${venueId}
-               AND (status = 'active' OR (${reason} = 'operator' AND suspended_reason <> 'operator'))`.execute(ex);
-  return findConnection(ex, venueId);
+  return inTransaction(ex, async (tx) => {
+    const r = await sql`UPDATE pos_connections
+                 SET status = 'suspended', suspended_reason = ${reason}, suspended_at = ${now}, updated_at = ${now}
+               WHERE venue_id = ${venueId}
+                 AND (status = 'active' OR (${reason} = 'operator' AND suspended_reason <> 'operator'))`.execute(tx);
+    const row = await findConnection(tx, venueId);
+    if (row && Number(r.numAffectedRows ?? 0) > 0) await announce(tx, 'pos_connection.suspended', row, now);
+    return row;
+  });
 }
+
+/**
+ * `pos_connection.suspended` / `.resumed` for the venue's partners, with the change (an operator's
+ * suspension replacing a credentials one is announced again, with its new reason).
+ */
+async function announce(tx: Executor, type: string, row: ConnectionRow, now: Date): Promise<void> {
+  await emit(tx, { venueId: row.venue_id }, {
+    type,
+    entityId: row.venue_id,
+    data: { venueId: row.venue_id, posType: row.pos_type, status: row.status, reason: row.suspended_reason },
+  }, now);
+}
+
+/** The caller's transaction, or a new one, so a change and its announcement commit together. */
+const inTransaction = <T>(ex: Executor, fn: (tx: Executor) => Promise<T>): Promise<T> =>
+  ex.isTransaction ? fn(ex) : ex.transaction().execute(fn);
 
 /**
  * Makes a suspended connection active again. With `onlyReason`, only a suspension for that reason
  * is lifted (a successful sync lifts a credentials suspension, never an operator's).
  */
 export async function resumeConnection(ex: Executor, venueId: string, now: Date, onlyReason?: SuspensionReason): Promise<ConnectionRow | null> {
-  await sql`UPDATE pos_connections
-               SET status = 'active', suspended_reason = NULL, suspended_at = NULL, updated_at = ${now}
-             WHERE venue_id = ${venueId} AND status = 'suspended'
-               AND (${onlyReason ?? null}::text IS NULL OR suspended_reason = ${onlyReason ?? null})`.execute(ex);
-  return findConnection(ex, venueId);
+  return inTransaction(ex, async (tx) => {
+    const r = await sql`UPDATE pos_connections
+                 SET status = 'active', suspended_reason = NULL, suspended_at = NULL, updated_at = ${now}
+               WHERE venue_id = ${venueId} AND status = 'suspended'
+                 AND (${onlyReason ?? null}::text IS NULL OR suspended_reason = ${onlyReason ?? null})`.execute(tx);
+    const row = await findConnection(tx, venueId);
+    if (row && Number(r.numAffectedRows ?? 0) > 0) await announce(tx, 'pos_connection.resumed', row, now);
+    return row;
+  });
 }

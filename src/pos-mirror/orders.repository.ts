@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
+import { emit } from '../db/outbox.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { CheckRow, OrderRow, StoredOrder } from './orders.fns.ts';
 
@@ -80,6 +81,7 @@ export async function upsertOrder(ex: Executor, venueId: string, currency: strin
       RETURNING *`.execute(ex);
     row = rows[0];
   }
+  if (row.status === 'closed' && existing?.status !== 'closed' && (existing || isRecent(row.closed_at, now))) await announceClosed(ex, row, now);
 
   for (const check of order.checks) {
     await sql`
@@ -126,6 +128,27 @@ function sameOrderState(row: OrderRow, order: StoredOrder, closedAt: Date | null
     row.closed_by === closedBy &&
     sameTime(row.pos_updated_at, order.posUpdatedAt)
   );
+}
+
+/**
+ * `order.closed` for the venue's partners, in the transaction that closes the order. An order first
+ * seen already closed is announced only if it closed within the last day: a venue's first sync reads
+ * weeks of history, which are not news.
+ */
+async function announceClosed(ex: Executor, row: OrderRow, now: Date): Promise<void> {
+  await emit(ex, { venueId: row.venue_id }, {
+    type: 'order.closed',
+    entityId: row.id,
+    data: { orderId: row.id, venueId: row.venue_id, posOrderId: row.pos_order_id, closedAt: row.closed_at?.toISOString() ?? null, closedBy: row.closed_by },
+  }, now);
+}
+
+const isRecent = (at: Date | null, now: Date) => at !== null && now.getTime() - at.getTime() < 86_400_000;
+
+/** Announces an order the service closed at `now` (order.closed), in the transaction that closed it. */
+export async function announceClosedByPat(ex: Executor, orderId: string, now: Date): Promise<void> {
+  const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE id = ${orderId} AND status = 'closed' AND closed_by = 'pat' AND closed_at = ${now}`.execute(ex);
+  if (rows[0]) await announceClosed(ex, rows[0], now);
 }
 
 /** Closes an order in the service (a confirmed payment settled it): its open checks close too. */

@@ -72,8 +72,9 @@ export function createOrdersService({ db, clock, log }: OrdersServiceDeps) {
     },
 
     /** Closes an order in the service (a confirmed payment settled it), in the caller's transaction. */
-    closeByPat(tx: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
-      return repo.closeOrderByPat(tx, orderId, now, paymentMethod);
+    async closeByPat(tx: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
+      await repo.closeOrderByPat(tx, orderId, now, paymentMethod);
+      await repo.announceClosedByPat(tx, orderId, now);
     },
   };
 }

@@ -76,7 +76,15 @@ export function createBookingServicesService(deps: BookingServicesDeps) {
     async endpoint(partnerId: string): Promise<RmsEndpoint | null> {
       const row = await findConnection(db.kysely, partnerId);
       if (!row) return null;
-      return { baseUrl: row.base_url, apiKey: unseal(await key(), row.api_key_sealed) };
+      let apiKey: string;
+      try {
+        apiKey = unseal(await key(), row.api_key_sealed);
+      } catch (err) {
+        // SECRETS_KEY changed (or the row was altered): the key cannot be sent until it is given again.
+        deps.log.error({ err, partnerId }, 'the stored booking-services key cannot be unsealed');
+        throw new RmsError('not_connected', 'The stored booking-services key cannot be read (was SECRETS_KEY changed?); PUT /v1/rms/booking-services again.');
+      }
+      return { baseUrl: row.base_url, apiKey };
     },
 
     /** The client of the partner's RMS, or null when it has not connected one. */

@@ -71,9 +71,14 @@ export function isNewer(recordUpdatedAt: Date | null, readUpdatedAt: Date | null
   return readUpdatedAt.getTime() >= recordUpdatedAt.getTime();
 }
 
-/** The outbox event a change means: canceled when it became canceled, otherwise updated. */
-export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' {
-  return changes.status?.to === 'canceled' ? 'booking.canceled' : 'booking.updated';
+/**
+ * The outbox event a change means: canceled or seated when the status became that (partners act on
+ * those two: free the slot, expect the POS order), otherwise updated.
+ */
+export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' | 'booking.seated' {
+  if (changes.status?.to === 'canceled') return 'booking.canceled';
+  if (changes.status?.to === 'seated') return 'booking.seated';
+  return 'booking.updated';
 }
 
 /** A booking as partners and events see it: Tableside's id, the RMS's ids, money as a decimal. */

@@ -10,6 +10,13 @@ export async function lockNonce(tx: Executor, partnerId: string, nonce: string):
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`rms-feed:${partnerId}:${nonce}`}, 0))`.execute(tx);
 }
 
+/** Forgets the partner's feeds left incomplete: no shard for a day. */
+export async function pruneAbandoned(tx: Executor, partnerId: string, before: Date): Promise<void> {
+  const { rows } = await sql<{ nonce: string }>`SELECT nonce FROM rms_feed_shards WHERE partner_id = ${partnerId}
+    GROUP BY nonce HAVING max(received_at) < ${before}`.execute(tx);
+  for (const { nonce } of rows) await dropNonce(tx, partnerId, nonce);
+}
+
 export async function shardsOf(ex: Executor, partnerId: string, nonce: string): Promise<Array<{ shard_number: number; total_shards: number }>> {
   const { rows } = await sql<{ shard_number: number; total_shards: number }>`SELECT shard_number, total_shards FROM rms_feed_shards
     WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(ex);

@@ -23,7 +23,9 @@ export type FeedBody = Type.Static<typeof FeedBody>;
 
 export const FeedAccepted = Type.Object({
   nonce: Type.String(),
-  status: Type.Union([Type.Literal('received'), Type.Literal('duplicate'), Type.Literal('complete')]),
+  status: Type.Union([Type.Literal('received'), Type.Literal('duplicate'), Type.Literal('complete'), Type.Literal('superseded')], {
+    description: 'superseded: the feed completed but was generated before the current snapshot, which stays',
+  }),
   receivedShards: Type.Integer(),
   totalShards: Type.Integer(),
 });

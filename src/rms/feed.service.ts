@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import { validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { MAX_PROBLEMS, readRecord, type FeedRecord } from './feed.fns.ts';
 import {
-  dropNonce, findSnapshot, incompleteNonces, lockNonce, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
+  dropNonce, findSnapshot, incompleteNonces, lockNonce, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
 } from './feed.repository.ts';
 import type { FeedBody, FeedStatus } from './feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
@@ -18,6 +18,8 @@ import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 // the event loop between them, so other requests keep being served.
 
 const BATCH = 500;
+/** A feed with no new shard for this long is forgotten (the RMS sends a new one). */
+const ABANDONED_MS = 24 * 3600_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface FeedDeps {
@@ -53,7 +55,7 @@ export function createFeedService(deps: FeedDeps) {
   }
 
   return {
-    async receive(partnerId: string, body: FeedBody): Promise<{ nonce: string; status: 'received' | 'duplicate' | 'complete'; receivedShards: number; totalShards: number }> {
+    async receive(partnerId: string, body: FeedBody): Promise<{ nonce: string; status: 'received' | 'duplicate' | 'complete' | 'superseded'; receivedShards: number; totalShards: number }> {
       const { nonce, shard_number: shard, total_shards: total } = body.metadata;
       const forget = () => db.kysely.transaction().execute(async (tx) => {
         await lockNonce(tx, partnerId, nonce);
@@ -82,6 +84,7 @@ export function createFeedService(deps: FeedDeps) {
       const now = clock.now();
       const outcome = await db.kysely.transaction().execute(async (tx) => {
         await lockNonce(tx, partnerId, nonce);
+        await pruneAbandoned(tx, partnerId, new Date(now.getTime() - ABANDONED_MS));
         const snapshot = await findSnapshot(tx, partnerId);
         if (snapshot?.nonce === nonce) return { status: 'complete' as const, received: total, snapshot: null };
         const seen = await shardsOf(tx, partnerId, nonce);
@@ -96,6 +99,11 @@ export function createFeedService(deps: FeedDeps) {
         await recordShard(tx, partnerId, nonce, shard, total, feedDate, checked.length, now);
         const received = seen.length + 1;
         if (received < total) return { status: 'received' as const, received, snapshot: null };
+        // A feed generated before the current snapshot's, completing late, must not step back.
+        if (snapshot?.feed_date && feedDate && feedDate < snapshot.feed_date) {
+          await dropNonce(tx, partnerId, nonce);
+          return { status: 'superseded' as const, received, snapshot: null };
+        }
         const counts = await replaceSnapshot(tx, partnerId, nonce, feedDate, now);
         const data = { nonce, date: feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
         await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: nonce, data }, now);

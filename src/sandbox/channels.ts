@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { ChannelProtocol } from '../channels/access.repository.ts';
+import type { ChannelProtocol } from '../channels/access.service.ts';
 import type { ChannelAccessService, ChannelCredentials } from '../channels/access.service.ts';
 import type { ChannelsService } from '../content/channels.service.ts';
 

@@ -45,7 +45,11 @@ export interface FailureThrottle {
   record(address: string): void;
 }
 
-export type AuthRequirement = AccessKind;
+/**
+ * `partner`: any partner with its own credential, an API key (`tsk_…`) or an access token
+ * (`tat_…`), as the webhooks API takes (DESIGN 8.5). Missing header 401.
+ */
+export type AuthRequirement = AccessKind | 'partner';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -96,14 +100,17 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
     }
     if (credential === '') return fail(request, unauthorized('The Authorization header must be of the form "Bearer <credential>".'));
 
-    const outcome = need === 'rms' ? await deps.auth.authenticateKey(credential) : await deps.auth.authenticateToken(credential);
+    const byKey = need === 'rms' || (need === 'partner' && credential.startsWith('tsk_'));
+    const outcome = byKey ? await deps.auth.authenticateKey(credential) : await deps.auth.authenticateToken(credential);
     if (!outcome.ok) {
-      const what = need === 'rms' ? 'API key' : 'access token';
+      const what = need === 'partner' ? 'credential' : byKey ? 'API key' : 'access token';
       const message = outcome.failure === 'expired' ? FAILURE_MESSAGE.expired : `The ${what} is ${outcome.failure === 'revoked' ? 'revoked' : 'invalid'}.`;
       return fail(request, unauthorized(message));
     }
     const principal = outcome.principal;
-    if (!principal.active || !principal.access.includes(need)) {
+    if (need === 'partner') {
+      if (!principal.active) throw forbidden('This partner is not active.');
+    } else if (!principal.active || !principal.access.includes(need)) {
       throw forbidden(`This partner has no active ${ACCESS_NAME[need]} access.`);
     }
     request.principal = principal;

@@ -80,7 +80,8 @@ describe('closed orders from the POS', () => {
 
     expect((await history(v)).body).toEqual({ total: 0, orders: [] });
     await tick(MINUTE); // the job comes due again (ORDER_SYNC_INTERVAL_S)
-    expect(await w.app.service.runner.runDue()).toBe(1);
+    // The sync, then the delivery fan-out of the order.closed it announced (src/webhooks).
+    expect(await w.app.service.runner.runDue()).toBe(2);
     const first = await history(v);
     expect(first.body.total).toBe(1);
     const [order] = first.body.orders;

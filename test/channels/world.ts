@@ -2,7 +2,7 @@
 // connected) plus booking channels made as the operator makes them (content channel + credentials),
 // with the partner's venue linked to them through the content API (spec 4.2).
 
-import type { ChannelProtocol } from '../../src/channels/access.repository.ts';
+import type { ChannelProtocol } from '../../src/channels/access.service.ts';
 import { newVenue, unique } from '../content/builders.ts';
 import { startRmsWorld, type RmsWorld } from '../rms/world.ts';
 import type { RmsSimulatorOptions } from '../../rms-simulator/src/index.ts';

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachStore } from '../helpers/db.ts';
 import { startRmsSimulator, type RmsSimulator } from '../../rms-simulator/src/index.ts';
+import { newSealingKey } from '../../src/lib/sealed.ts';
+import { createBookingServicesService } from '../../src/rms/booking-services.service.ts';
 import { RmsClients, RmsError } from '../../src/rms/rms-client.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startRmsWorld, type RmsWorld } from './world.ts';
@@ -43,6 +45,17 @@ describeEachStore('PUT/GET /v1/rms/booking-services (DESIGN 8.1)', (store) => {
     expect(got.text).not.toContain(w.sim.apiKey);
     const { rows } = await sql<{ api_key_sealed: string }>`SELECT api_key_sealed FROM rms_booking_services`.execute(w.app.db.kysely);
     expect(rows[0]!.api_key_sealed).not.toContain(w.sim.apiKey);
+  });
+
+  it('a key sealed under another SECRETS_KEY is not sent: not_connected, asking for the key again', async () => {
+    const other = createBookingServicesService({
+      db: w.app.db, clock: w.app.clock, log: w.app.service.log, clients: w.app.service.app.services.rmsClients,
+      allowPrivateTargets: true, secretsKey: newSealingKey(),
+    });
+    const err = await other.endpoint(w.partnerId).catch((e) => e);
+    expect(err).toBeInstanceOf(RmsError);
+    expect(err.kind).toBe('not_connected');
+    expect(err.message).toMatch(/SECRETS_KEY/);
   });
 
   it('[BKG-04] the healthcheck carries Authorization: Bearer <apiKey> over HTTPS', async () => {

@@ -14,7 +14,9 @@ describe('booking record rules', () => {
     expect(diff(record, fields)).toEqual({});
     expect(diff(record, { ...fields, status: 'canceled', partySize: 3 })).toEqual({ status: { from: 'confirmed', to: 'canceled' }, partySize: { from: 2, to: 3 } });
     expect(eventTypeOf(diff(record, { ...fields, status: 'canceled' }))).toBe('booking.canceled');
-    expect(eventTypeOf(diff(record, { ...fields, status: 'seated' }))).toBe('booking.updated');
+    expect(eventTypeOf(diff(record, { ...fields, status: 'seated' }))).toBe('booking.seated');
+    expect(eventTypeOf(diff(record, { ...fields, status: 'completed' }))).toBe('booking.updated');
+    expect(eventTypeOf(diff(record, { ...fields, partySize: 4 }))).toBe('booking.updated');
   });
 
   it('[BKG-18] an RMS state older than the one applied never replaces it (out-of-order re-reads converge)', () => {

@@ -84,6 +84,15 @@ describeEachStore('bookings made through Tableside', (store) => {
     expect(await w.sim.control.requests({ operation: 'create' })).toEqual([]);
   });
 
+  it('[BKG-08] a change the RMS refuses (402) keeps its code and changes nothing in the record', async () => {
+    const { booking } = await bookings().create(input({ date: at('18:45') }));
+    await w.sim.control.setFailures({ force402: 'booking_not_modifiable', operations: ['update'], count: 1 });
+    const err = await bookings().change(booking.id, { partySize: 4 }).catch((e) => e);
+    expect(err).toMatchObject({ kind: 'refused', code: 'booking_not_modifiable' });
+    expect(await bookings().get(booking.id)).toMatchObject({ partySize: 2, sequence: 1 });
+    expect((await events(w, booking.id)).map((e) => e.type)).toEqual(['booking.created']);
+  });
+
   it('[RMS-29] a booking with less notice than the company minAdvanceBooking is refused (outside_booking_window)', async () => {
     await w.sim.control.setClock({ set: '2025-06-11T10:30:00Z', frozen: true }); // rms-venue-1: 3600 s
     const err = await bookings().create(input({ date: at('12:00') })).catch((e) => e);

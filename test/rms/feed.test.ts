@@ -89,6 +89,24 @@ describeEachStore('POST/GET /v1/rms/availability-feed', (store) => {
     expect(rows[0]!.n).toBe(0);
   });
 
+  it('[BKG-20] a feed generated before the current snapshot, completing late, does not replace it; a feed left incomplete for a day is forgotten', async () => {
+    const current = await status();
+    const old = nonce();
+    const late = await w.app.http.post('/v1/rms/availability-feed', { token: w.key, body: { metadata: { total_shards: 1, shard_number: 0, nonce: old, date: '2025-01-01T00:00:00Z' }, data: [record('v-z', '2025-06-12', 2)] } });
+    expect(late.body).toMatchObject({ status: 'superseded', receivedShards: 1, totalShards: 1 });
+    expect(await status()).toMatchObject({ nonce: current.nonce, records: current.records, incomplete: [] });
+
+    const abandoned = nonce();
+    expect((await shard(abandoned, 0, 2, [record('v-y', '2025-06-12', 2)])).status).toBe(202);
+    await sql`UPDATE rms_feed_shards SET received_at = received_at - interval '25 hours' WHERE nonce = ${abandoned}`.execute(w.app.db.kysely);
+    const fresh = nonce();
+    expect((await shard(fresh, 0, 2, [record('v-x', '2025-06-12', 2)])).status).toBe(202);
+    expect((await status()).incomplete).toEqual([{ nonce: fresh, receivedShards: 1, totalShards: 2 }]);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM rms_feed_staging WHERE nonce = ${abandoned}`.execute(w.app.db.kysely);
+    expect(rows[0]!.n).toBe(0);
+    await shard(fresh, 1, 2, [record('v-x', '2025-06-12', 4)]);
+  });
+
   it('bad metadata and bodies → 400 with details; a feed shard may exceed 1 MiB (other routes may not)', async () => {
     const noMeta = await w.app.http.post('/v1/rms/availability-feed', { token: w.key, body: { data: [] } });
     expect(noMeta.status).toBe(400);

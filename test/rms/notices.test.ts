@@ -35,7 +35,7 @@ describeEachStore('POST /v1/rms/notifications', (store) => {
 
   beforeAll(async () => {
     clock = new ManualClock(NOW);
-    w = await startRmsWorld({ app: { store, clock } });
+    w = await startRmsWorld({ app: { store, clock, env: { RMS_TIMEOUT_MS: '1500' } } });
   });
   afterAll(async () => w?.close());
   beforeEach(async () => {
@@ -121,6 +121,33 @@ describeEachStore('POST /v1/rms/notifications', (store) => {
     await w.app.service.runner.runDue();
     expect(await types(booking.id)).toEqual(['booking.created']);
     expect((await bookings().history(booking.id)).length).toBe(1);
+  });
+
+  it('[BKG-18] a notice about a booking whose create is still unanswered waits for it, then applies (never "unknown")', async () => {
+    await w.sim.control.setTableside({ tablesideUrl: w.app.url, apiKey: w.key, ca: testTls().cert });
+    // The RMS makes the booking but answers after Tableside gave up (RMS_TIMEOUT_MS 1.5 s here).
+    await w.sim.control.setFailures({ slowMs: 3000, operations: ['create'], count: 1 });
+    const when = at('21:15');
+    const first = await bookings().create({ ...input(), date: when });
+    expect(first.pending).toBe(true);
+    const rmsBooking = await eventually(async () => {
+      const made = (await w.sim.control.bookings('rms-venue-1')).find((b) => new Date(b.date).getTime() === when.getTime());
+      expect(made).toBeDefined();
+      const sent = (await w.sim.control.outbound()).filter((e: any) => e.kind === 'notice' && e.body.entityId === made!.id);
+      expect(sent[0]?.attempts[0]?.status).toBe(202);
+      return made!;
+    }, { what: 'the RMS made the booking and its notice was accepted' });
+    await w.sim.control.clearTableside();
+    await w.app.service.runner.runDue();
+    expect(await notices(rmsBooking.id)).toEqual([null]); // waiting: a create of this partner is in flight
+    for (let i = 0; i < 5 && (await notices(rmsBooking.id))[0] === null; i++) {
+      clock.advance(10_000);
+      await w.app.service.runner.runDue();
+    }
+    const recorded = await bookings().get(first.booking.id);
+    expect(recorded).toMatchObject({ rmsBookingId: rmsBooking.id, status: 'confirmed' });
+    expect(['unchanged', 'updated']).toContain((await notices(rmsBooking.id))[0]);
+    expect(await types(first.booking.id)).toEqual(['booking.created']);
   });
 
   it('[BKG-19] a notice for a booking Tableside does not know is acknowledged (202) and recorded; an unknown entity is a 400', async () => {

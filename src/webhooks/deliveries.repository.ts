@@ -1,0 +1,150 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/db.ts';
+import type { EndpointRow } from './endpoints.repository.ts';
+
+// SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one
+// query that decides who may receive an outbox event.
+
+export interface OutboxRow {
+  id: string;
+  partner_id: string | null;
+  venue_id: string | null;
+  type: string;
+  entity_id: string;
+  sequence: string | null;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string | null;
+  webhook_id: string;
+  type: string;
+  body: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: Date | null;
+  event_at: Date;
+}
+
+export async function findEvent(ex: Executor, id: string): Promise<OutboxRow | null> {
+  const { rows } = await sql<OutboxRow>`SELECT id, partner_id, venue_id, type, entity_id, sequence, data, created_at FROM outbox WHERE id = ${id}`.execute(ex);
+  return rows[0] ?? null;
+}
+
+/**
+ * Who may receive an event (WHK-04, WHK-12), as SQL over the endpoint `e` and the event `o`: an event
+ * addressed to a partner goes to that partner only, and only while it still sees the event's venue;
+ * an event of a venue goes to every partner that sees the venue (created it, was granted it, or
+ * owns it in the content API). And only what the endpoint subscribed to.
+ */
+const RECEIVES = sql`
+  o.type = ANY(e.events)
+  AND (o.partner_id IS NULL OR o.partner_id = e.partner_id)
+  AND (o.venue_id IS NULL
+       OR EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = e.partner_id AND pv.venue_id = o.venue_id)
+       OR EXISTS (SELECT 1 FROM venues v WHERE v.id = o.venue_id AND v.owner_partner_id = e.partner_id))`;
+
+/** The enabled endpoints that receive an event and existed when it happened. */
+export async function receiversOf(ex: Executor, eventId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    SELECT e.id FROM webhook_endpoints e, outbox o
+    WHERE o.id = ${eventId} AND e.status = 'enabled' AND e.created_at <= o.created_at AND ${RECEIVES}
+    ORDER BY e.id`.execute(ex);
+  return rows.map((r) => r.id);
+}
+
+/** Events of a window that an endpoint receives but has no delivery of (missed: disabled, or before it existed). */
+export async function missedEvents(ex: Executor, endpointId: string, since: Date, until: Date, limit: number): Promise<OutboxRow[]> {
+  const { rows } = await sql<OutboxRow>`
+    SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.created_at
+    FROM webhook_endpoints e JOIN outbox o ON o.created_at >= ${since} AND o.created_at <= ${until}
+    WHERE e.id = ${endpointId} AND o.sequence IS NOT NULL AND ${RECEIVES}
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.event_id = o.id)
+    ORDER BY o.created_at, o.id LIMIT ${limit}`.execute(ex);
+  return rows;
+}
+
+/** A new delivery, pending; null when the endpoint already has one of this event. */
+export async function insertDelivery(
+  ex: Executor,
+  d: Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id' | 'webhook_id' | 'type' | 'body' | 'event_at'>,
+  now: Date,
+): Promise<string | null> {
+  const { rows } = await sql<{ id: string }>`
+    INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, next_attempt_at, event_at, created_at, updated_at)
+    VALUES (${d.id}, ${d.endpoint_id}, ${d.event_id}, ${d.webhook_id}, ${d.type}, ${d.body}, 'pending', ${now}, ${d.event_at}, ${now}, ${now})
+    ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id`.execute(ex);
+  return rows[0]?.id ?? null;
+}
+
+/** What an attempt needs, in one read: the delivery and the columns of its endpoint that sending and recording use. */
+export type SendingEndpoint = Pick<EndpointRow, 'id' | 'partner_id' | 'url' | 'status' | 'failing_since' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
+
+export async function findForSending(ex: Executor, id: string): Promise<{ d: DeliveryRow; ep: SendingEndpoint } | null> {
+  const { rows } = await sql<DeliveryRow & { e_partner_id: string; e_url: string; e_status: EndpointRow['status']; e_failing_since: Date | null;
+    e_secret_sealed: string; e_previous_secret_sealed: string | null; e_previous_secret_until: Date | null }>`
+    SELECT d.*, e.partner_id AS e_partner_id, e.url AS e_url, e.status AS e_status, e.failing_since AS e_failing_since,
+           e.secret_sealed AS e_secret_sealed, e.previous_secret_sealed AS e_previous_secret_sealed,
+           e.previous_secret_until AS e_previous_secret_until
+    FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ${id}`.execute(ex);
+  const r = rows[0];
+  if (!r) return null;
+  const { e_partner_id, e_url, e_status, e_failing_since, e_secret_sealed, e_previous_secret_sealed, e_previous_secret_until, ...d } = r;
+  return {
+    d,
+    ep: { id: d.endpoint_id, partner_id: e_partner_id, url: e_url, status: e_status, failing_since: e_failing_since, secret_sealed: e_secret_sealed,
+      previous_secret_sealed: e_previous_secret_sealed, previous_secret_until: e_previous_secret_until },
+  };
+}
+
+/** Counts an attempt and sets what follows it, in one statement. */
+export async function settleAttempt(ex: Executor, id: string, status: DeliveryRow['status'], nextAttemptAt: Date | null, now: Date): Promise<void> {
+  await sql`UPDATE webhook_deliveries SET attempts = attempts + 1, status = ${status}, next_attempt_at = ${nextAttemptAt}, updated_at = ${now}
+            WHERE id = ${id}`.execute(ex);
+}
+
+export async function settle(ex: Executor, id: string, status: DeliveryRow['status'], nextAttemptAt: Date | null, now: Date): Promise<void> {
+  await sql`UPDATE webhook_deliveries SET status = ${status}, next_attempt_at = ${nextAttemptAt}, updated_at = ${now} WHERE id = ${id}`.execute(ex);
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  endpoint_id: string;
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: Date;
+}
+
+export async function insertAttempt(ex: Executor, id: string, a: AttemptRow): Promise<void> {
+  await sql`
+    INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, response_code, error, duration_ms, at)
+    VALUES (${id}, ${a.delivery_id}, ${a.endpoint_id}, ${a.attempt}, ${a.status}, ${a.response_code}, ${a.error}, ${a.duration_ms}, ${a.at})`.execute(ex);
+}
+
+export async function listAttempts(
+  ex: Executor,
+  endpointId: string,
+  offset: number,
+  limit: number,
+): Promise<{ total: number; rows: Array<AttemptRow & { webhook_id: string; type: string }> }> {
+  const { rows } = await sql<AttemptRow & { webhook_id: string; type: string }>`
+    SELECT a.*, d.webhook_id, d.type FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id
+    WHERE a.endpoint_id = ${endpointId} ORDER BY a.at DESC, a.id DESC OFFSET ${offset} LIMIT ${limit}`.execute(ex);
+  const { rows: c } = await sql<{ n: string }>`SELECT count(*) AS n FROM webhook_attempts WHERE endpoint_id = ${endpointId}`.execute(ex);
+  return { total: Number(c[0]!.n), rows };
+}
+
+/** Deliveries of a window that did not succeed: failed for good, or waiting for a retry. */
+export async function unsuccessful(ex: Executor, endpointId: string, since: Date, until: Date, limit: number): Promise<DeliveryRow[]> {
+  const { rows } = await sql<DeliveryRow>`
+    SELECT * FROM webhook_deliveries
+    WHERE endpoint_id = ${endpointId} AND event_at >= ${since} AND event_at <= ${until} AND status <> 'succeeded'
+    ORDER BY event_at, id LIMIT ${limit}`.execute(ex);
+  return rows;
+}

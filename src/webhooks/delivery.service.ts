@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { Db, Executor } from '../db/db.ts';
+import { scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import { emit, OUTBOX_EVENT_JOB } from '../db/outbox.ts';
+import type { Clock } from '../lib/clock.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import { checkOutboundUrl } from '../lib/outbound-url.ts';
+import * as repo from './deliveries.repository.ts';
+import * as endpoints from './endpoints.repository.ts';
+import type { Sealer } from './sealing.ts';
+import type { Sender, SendResult } from './sender.ts';
+import { eventBody, failingTooLong, verdictOf, webhookIdOf } from './webhooks.fns.ts';
+
+// Delivery: every outbox event becomes one delivery per endpoint that receives it (fan-out, one
+// job per event, in one transaction), and every delivery is tried by a durable job per attempt
+// (claimed FOR UPDATE SKIP LOCKED by any process). An attempt reads what to send, POSTs it with no
+// transaction open, then records the attempt and what comes next (success, a retry job, the
+// endpoint disabled) in one short transaction.
+
+export const DELIVER_JOB = 'webhooks.deliver';
+/** One job per attempt: a retry is a new key, so it can be written in the transaction that removes the current one. */
+export const deliverJobKey = (deliveryId: string, attempt: number): string => `${DELIVER_JOB}:${deliveryId}:${attempt}`;
+
+export interface DeliveryDeps {
+  db: Pick<Db, 'kysely'>;
+  clock: Clock;
+  log: Logger;
+  sealer: Sealer;
+  sender: Sender;
+  allowPrivateTargets: boolean;
+  /** [0, 1) for the retry jitter. */
+  random?: () => number;
+}
+
+/** A new signing secret: `whsec_` and 32 random bytes in base64, as Standard Webhooks libraries take it. */
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** `webhook-signature`: one `v1,<sig>` per secret that signs (two for 24 h after a rotation), space-separated. */
+export function signatureHeader(secrets: string[], webhookId: string, at: Date, body: string): string {
+  return secrets.map((s) => new Webhook(s).sign(webhookId, at, body)).join(' ');
+}
+
+export function createWebhookDelivery(deps: DeliveryDeps) {
+  const { db, clock, log, sealer, sender } = deps;
+  const ex = db.kysely;
+  const random = deps.random ?? Math.random;
+
+  /** The secrets that sign now: the current one, and the previous one during its 24 h. */
+  async function signingSecrets(ep: repo.SendingEndpoint, now: Date): Promise<string[]> {
+    const secrets = [await sealer.open(ep.secret_sealed)];
+    if (ep.previous_secret_sealed && ep.previous_secret_until && ep.previous_secret_until.getTime() > now.getTime()) {
+      secrets.push(await sealer.open(ep.previous_secret_sealed));
+    }
+    return secrets;
+  }
+
+  /** Creates the deliveries of one event (to the given endpoints, or to every receiver) and their first attempts. */
+  async function enqueue(tx: Executor, event: repo.OutboxRow, endpointIds: string[], now: Date): Promise<number> {
+    const body = eventBody({
+      type: event.type,
+      createdAt: event.created_at,
+      entityId: event.entity_id,
+      sequence: event.sequence === null ? null : Number(event.sequence),
+      data: event.data,
+    });
+    let created = 0;
+    for (const endpointId of endpointIds) {
+      const id = uuidv7();
+      const inserted = await repo.insertDelivery(tx, { id, endpoint_id: endpointId, event_id: event.id, webhook_id: webhookIdOf(id), type: event.type, body, event_at: event.created_at }, now);
+      if (!inserted) continue;
+      await scheduleJob(tx, { kind: DELIVER_JOB, runAt: now, payload: { deliveryId: id }, dedupeKey: deliverJobKey(id, 1) }, now);
+      created++;
+    }
+    return created;
+  }
+
+  /** POSTs a delivery once, with no transaction open. */
+  async function send(ep: repo.SendingEndpoint, d: repo.DeliveryRow): Promise<SendResult> {
+    const now = clock.now();
+    // The address rule again at sending time: the configuration may have changed since the URL was saved
+    // (the connection itself re-checks every name it resolves).
+    const check = await checkOutboundUrl(ep.url, { allowPrivate: deps.allowPrivateTargets });
+    if (!check.ok) return { status: null, retryAfter: null, durationMs: 0, error: `url ${check.problem}` };
+    const at = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    const headers = {
+      'webhook-id': d.webhook_id,
+      'webhook-timestamp': String(at.getTime() / 1000),
+      'webhook-signature': signatureHeader(await signingSecrets(ep, now), d.webhook_id, at, d.body),
+    };
+    return sender.post(ep.url, headers, d.body);
+  }
+
+  /** Disables an endpoint and records the `webhook.endpoint_disabled` notice for its partner. */
+  async function disable(tx: Executor, ep: repo.SendingEndpoint, reason: 'gone' | 'failing', now: Date): Promise<void> {
+    if (!(await endpoints.disable(tx, ep.id, reason, now))) return;
+    log.warn({ endpointId: ep.id, partnerId: ep.partner_id, reason }, 'webhook endpoint disabled');
+    await emit(tx, { partnerId: ep.partner_id }, {
+      type: 'webhook.endpoint_disabled',
+      entityId: ep.id,
+      data: { endpointId: ep.id, url: ep.url, reason: reason === 'gone' ? 'answered_410' : 'failing_5_days', disabledAt: now.toISOString() },
+    }, now);
+  }
+
+  /** Records an attempt and what follows it; a test delivery is never retried and never changes its endpoint. */
+  async function record(tx: Executor, ep: repo.SendingEndpoint, d: repo.DeliveryRow, result: SendResult): Promise<void> {
+    const now = clock.now();
+    const attempt = d.attempts + 1;
+    const verdict = verdictOf({ status: result.status, retryAfter: result.retryAfter }, attempt, now, random);
+    await repo.insertAttempt(tx, uuidv7(), {
+      delivery_id: d.id,
+      endpoint_id: ep.id,
+      attempt,
+      status: verdict.kind === 'succeeded' ? 'succeeded' : 'failed',
+      response_code: result.status,
+      error: result.error,
+      duration_ms: result.durationMs,
+      at: now,
+    });
+    const settle = (status: repo.DeliveryRow['status'], next: Date | null = null) => repo.settleAttempt(tx, d.id, status, next, now);
+    if (verdict.kind === 'succeeded') {
+      await settle('succeeded');
+      if (d.event_id && ep.failing_since) await endpoints.markHealthy(tx, ep.id);
+      return;
+    }
+    if (!d.event_id) return settle('failed');
+    if (verdict.kind === 'gone') {
+      await settle('failed');
+      return disable(tx, ep, 'gone', now);
+    }
+    const failingSince = await endpoints.markFailing(tx, ep.id, now);
+    if (failingTooLong(failingSince, now)) {
+      await settle('failed');
+      return disable(tx, ep, 'failing', now);
+    }
+    if (verdict.kind === 'exhausted') return settle('failed');
+    await settle('pending', verdict.at);
+    await scheduleJob(tx, { kind: DELIVER_JOB, runAt: verdict.at, payload: { deliveryId: d.id }, dedupeKey: deliverJobKey(d.id, attempt + 1) }, now);
+  }
+
+  const fanOut: JobDefinition<{ eventId: string }> = {
+    async run(job, ctx) {
+      await ctx.transaction(async (tx) => {
+        const event = await repo.findEvent(tx, job.payload.eventId);
+        if (!event) return;
+        await enqueue(tx, event, await repo.receiversOf(tx, event.id), clock.now());
+      });
+    },
+  };
+
+  const deliver: JobDefinition<{ deliveryId: string }> = {
+    async run(job, ctx) {
+      const found = await repo.findForSending(ex, job.payload.deliveryId);
+      // Gone (its endpoint deleted), settled meanwhile, or its endpoint disabled: nothing to send.
+      if (!found || found.d.status !== 'pending' || found.ep.status !== 'enabled') return;
+      const { d, ep } = found;
+      const result = await send(ep, d);
+      await ctx.transaction((tx) => record(tx, ep, d, result));
+    },
+  };
+
+  return {
+    enqueue,
+    /** Sends a delivery now, outside the job schedule, and records the attempt (the test event). */
+    async attemptNow(ep: repo.SendingEndpoint, d: repo.DeliveryRow): Promise<SendResult & { succeeded: boolean }> {
+      const result = await send(ep, d);
+      await ex.transaction().execute((tx) => record(tx, ep, d, result));
+      return { ...result, succeeded: result.status !== null && result.status >= 200 && result.status < 300 };
+    },
+    jobs(): Record<string, JobDefinition<any>> {
+      return { [OUTBOX_EVENT_JOB]: fanOut, [DELIVER_JOB]: deliver };
+    },
+  };
+}
+
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;

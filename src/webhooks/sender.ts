@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Agent, request, type Dispatcher } from 'undici';
+import { guardedLookup } from '../lib/outbound-url.ts';
+
+// One POST of a webhook to a partner's endpoint. The endpoint is untrusted: it may be slow, answer a
+// huge body, redirect, reset or point its DNS at our own network. So: a whole-call limit (15 s), a
+// connect limit, the outbound-URL guard at connect time (DNS rebinding), redirects never followed
+// (a 3xx is a failed attempt), and at most a few KiB of the answer read. Never called inside a
+// database transaction.
+
+export const DELIVERY_TIMEOUT_MS = 15_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+/** How much of an endpoint's answer is read (for the log); the rest is discarded unread. */
+export const RESPONSE_READ_CAP = 4096;
+
+export interface SendResult {
+  /** null: no HTTP answer (refused, reset, timed out, refused address). */
+  status: number | null;
+  retryAfter: string | null;
+  durationMs: number;
+  /** Why there was no answer, or the start of a non-2xx answer's body. */
+  error: string | null;
+}
+
+export interface Sender {
+  post(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+/** Node's trust plus NODE_EXTRA_CA_CERTS, read when the sender is made (undici's `ca` replaces the defaults). */
+function trust(): string[] | undefined {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  return file ? [...rootCertificates, readFileSync(file, 'utf8')] : undefined;
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/** Reads at most `cap` bytes of a body, then drops the connection's remainder. */
+async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size >= cap) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, cap).toString('utf8');
+}
+
+export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }): Sender {
+  const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const ca = trust();
+  const dispatcher = new Agent({
+    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(ca ? { ca } : {}) },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: 10_000,
+    connections: 16,
+  });
+
+  return {
+    async post(url, headers, body) {
+      const started = performance.now();
+      const signal = AbortSignal.timeout(timeoutMs);
+      const done = (status: number | null, retryAfter: string | null, error: string | null): SendResult => ({
+        status,
+        retryAfter,
+        error,
+        durationMs: Math.round(performance.now() - started),
+      });
+      try {
+        const pending = request(url, {
+          method: 'POST',
+          dispatcher,
+          headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Tableside-Webhooks/1' },
+          body,
+          signal,
+        });
+        // undici acts on the signal only once it has a socket; the race keeps the limit whole.
+        const res = await Promise.race([pending, rejectOnAbort(signal)]);
+        const ok = res.statusCode >= 200 && res.statusCode < 300;
+        const text = await Promise.race([readCapped(res.body, RESPONSE_READ_CAP), rejectOnAbort(signal)]).catch(() => '');
+        const retryAfter = res.headers['retry-after'];
+        return done(res.statusCode, Array.isArray(retryAfter) ? retryAfter[0]! : (retryAfter ?? null), ok ? null : text.slice(0, 500) || null);
+      } catch (err) {
+        const e = err as Error & { code?: string; cause?: Error & { code?: string } };
+        const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.message ?? e.message ?? String(err));
+        return done(null, null, reason.slice(0, 500));
+      }
+    },
+    close: () => dispatcher.close(),
+  };
+}
