@@ -1,9 +1,9 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { hashSecret } from '../lib/secrets.ts';
+import { hashSecret, secretMatches } from '../lib/secrets.ts';
 import * as repo from './access.repository.ts';
 import type { ChannelIdentity, ChannelProtocol } from './access.repository.ts';
 
@@ -26,12 +26,6 @@ const secret = (prefix: string, bytes = 32) => prefix + randomBytes(bytes).toStr
 
 /** Whether a value is a channel secret this module issued (so `key revoke` knows whose it is). */
 export const isChannelSecret = (value: string) => value.startsWith(KEY_PREFIX) || value.startsWith(PASSWORD_PREFIX);
-
-function matches(presented: string, storedHash: string): boolean {
-  const a = Buffer.from(hashSecret(presented), 'hex');
-  const b = Buffer.from(storedHash, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** `Authorization: Basic …` → username and password; null when absent or not Basic. */
 export function basicCredentials(header: string | undefined): { username: string; password: string } | null {
@@ -78,7 +72,7 @@ export function createChannelAccessService({ db, clock }: { db: Pick<Db, 'kysely
     async authenticateBasic(username: string, password: string): Promise<ChannelAuthOutcome> {
       const row = await repo.findByUsername(db.kysely, username);
       // Compared even for an unknown user, so timing does not tell which usernames exist.
-      const ok = matches(password, row?.secret_hash ?? '0'.repeat(64));
+      const ok = secretMatches(password, row?.secret_hash ?? '0'.repeat(64));
       return outcome(row, ok);
     },
 
