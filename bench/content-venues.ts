@@ -22,6 +22,7 @@ import { openPostgres } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { generateSelfSigned } from '../src/lib/tls.ts';
 import { createLogger } from '../src/server/logger.ts';
+import { multipleRow, record } from './lib/results.ts';
 import { startService } from '../src/app/service.ts';
 
 const url = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -191,6 +192,9 @@ async function main() {
       await load(agent, s.distinct ? (i: number) => distinct(50_000 + i) : target, headers, WARMUP);
       const stats = await load(agent, s.distinct ? distinct : target, headers, REQUESTS);
       lines.push(row(`${s.name} (total ${body.total})`, stats, `${(stats.p50 / base.p50).toFixed(1)} / ${(stats.p99 / base.p99).toFixed(1)}`));
+      // The goals of issue 14: a criteria filter at p50 <= 5x bare; a new criteria each request <= 20x.
+      const goal = s.distinct ? 20 : s.name === 'criteria=casa 1' ? 5 : null;
+      if (goal) record(multipleRow(`content venues, ${s.distinct ? 'a new criteria each request' : s.name}, p50`, stats.p50, base.p50, 'bare GET p50', goal));
       const f = s.filters(channel.id);
       const page = { offset: s.offset ?? 0, limit: s.limit ?? 10 };
       const pageQ = await explain(db, venuePageQuery(partner.partnerId, f, page).compile(db.kysely));

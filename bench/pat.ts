@@ -1,14 +1,22 @@
-// Pay-at-table under load on PostgreSQL: GET bill (stored and live) and POST payment (immediate,
-// forwarded to the POS), each beside a baseline measured in the same run: a bare Fastify route over
-// the same TLS in its own process (requests per second and latency), and for payments pgbench's
-// built-in TPC-B-like script against the same database (write transactions per second).
+// Pay-at-table under load: GET bill (stored and live) and POST payment (forwarded, and without
+// forwarding), each beside the baseline issue 14 names, measured in the same run:
+//   stored bill                 a bare Fastify GET over the same TLS, in its own process
+//   live bill                   the same POS read (the venue's open orders) sent bare to the simulator
+//   payment, forwarded          the same two POS calls (read the order, forward) sent bare to the simulator
+//   payment, no forwarding      pgbench's built-in TPC-B-like script on the same PostgreSQL server
+// then the stored bill and the unforwarded payment again on the embedded store (PGlite), against
+// PGlite's own serial single-row statement rate (bench/lib/pglite-rate.ts). The service's peak RSS
+// during each run is read from /proc (VmHWM, reset before each run).
 //
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bin/run-ts.mjs bench/pat.ts
 //
 // The service runs as a real `tableside serve` process and the POS as a real `tableside pos-sim`
 // process, so the load generator (this process) competes with neither. Options (environment):
 // BENCH_REQUESTS (3000 per GET scenario), BENCH_PAYMENTS (1000), BENCH_CONCURRENCY (16),
-// BENCH_PGBENCH_SECONDS (15). Everything lives in fresh schemas and temp directories, removed at the end.
+// BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_SCENARIOS (a regular
+// expression on the scenario names: only those run), BENCH_CPU_PROF=<dir> (a CPU
+// profile of each service process). Everything lives in fresh
+// schemas and temp directories, removed at the end.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,9 +24,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
-import { Agent } from 'undici';
+import { Agent, request } from 'undici';
 import { ControlClient } from '../pos-simulator/src/index.ts';
-import { fmt, load, type Stats } from './lib/load.ts';
+import { fmt, load, type LoadRequest, type Stats } from './lib/load.ts';
+import { record, shareRow } from './lib/results.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -26,7 +35,9 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const PGBENCH_SECONDS = Number(process.env.BENCH_PGBENCH_SECONDS ?? 15);
+const PGLITE = process.env.BENCH_PGLITE !== '0';
 const TABLES = 50;
+const WARM = Math.min(300, REQUESTS);
 
 const run = `b${Date.now().toString(36)}`;
 const schema = `bench_pat_${run}`;
@@ -62,17 +73,158 @@ function cli(args: string[], env: Record<string, string>): Promise<string> {
   });
 }
 
-function pgbench(args: string[]): Promise<string> {
+const PGBENCH_APP = `pgbench-${run}`;
+
+function pgbench(args: string[], onStart?: (pid: number) => void): Promise<string> {
   return new Promise((resolve, reject) => {
     const u = new URL(BASE_URL);
     const child = spawn('pgbench', [...args, '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), u.pathname.slice(1)], {
-      env: { ...process.env, PGOPTIONS: `-c search_path=${pgbenchSchema}`, PGPASSWORD: decodeURIComponent(u.password) },
+      env: { ...process.env, PGOPTIONS: `-c search_path=${pgbenchSchema}`, PGPASSWORD: decodeURIComponent(u.password), PGAPPNAME: PGBENCH_APP },
     });
+    onStart?.(child.pid!);
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench ${args.join(' ')}: ${out}`))));
   });
+}
+
+/** Peak resident set of a process since the last reset (Linux), in MiB. */
+const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+/** Resets the peak (writing 5 to clear_refs, Linux 4.0+), so the next reading covers one run. */
+const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
+
+/** CPU time a process has used (user + system), in ms; 0 when it has gone. Linux clock ticks are 10 ms. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Where the CPU of a run goes, per request: the service process, its PostgreSQL backends (found by
+ * the application_name the service's pool sends, PGAPPNAME), the POS simulator and this load
+ * generator. The service is one thread: 1000 / (its ms per request) bounds its requests a second.
+ */
+interface CpuWatch {
+  service?: number;
+  sim?: number;
+  /** The backends of the service's pool, by application_name. */
+  backends?: { db: pg.Client; app: string };
+}
+
+async function cpuSnapshot(w: CpuWatch) {
+  const pids = w.backends ? (await w.backends.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [w.backends.app])).rows.map((r) => r.pid) : [];
+  return {
+    service: w.service ? cpuMs(w.service) : 0,
+    sim: w.sim ? cpuMs(w.sim) : 0,
+    backends: new Map(pids.map((pid) => [pid, cpuMs(pid)])),
+    self: process.cpuUsage(),
+  };
+}
+
+type CpuSnapshot = Awaited<ReturnType<typeof cpuSnapshot>>;
+
+async function cpuReport(w: CpuWatch, before: CpuSnapshot, requests: number, service = 'service', taken?: CpuSnapshot): Promise<string> {
+  const after = taken ?? (await cpuSnapshot(w));
+  let pgMs = 0;
+  for (const [pid, ms] of after.backends) pgMs += ms - (before.backends.get(pid) ?? 0);
+  const self = process.cpuUsage(before.self);
+  const per = (ms: number) => (ms / requests).toFixed(2);
+  if (service !== 'service') return `CPU ms/transaction: ${service} ${per(after.service - before.service)}, its PostgreSQL backends ${per(pgMs)}`;
+  return `CPU ms/request: service ${per(after.service - before.service)}, its PostgreSQL backends ${per(pgMs)}, POS simulator ${per(after.sim - before.sim)}, load generator ${per((self.user + self.system) / 1000)}`;
+}
+
+const only = process.env.BENCH_SCENARIOS ? new RegExp(process.env.BENCH_SCENARIOS) : null;
+const SKIPPED: Stats = { requests: 0, rps: NaN, p50: NaN, p99: NaN, mean: NaN };
+
+const measure = async (name: string, agent: Agent, origin: string, next: (i: number) => LoadRequest | LoadRequest[], total: number, pid?: number, cpu: CpuWatch = {}): Promise<Stats> => {
+  if (only && !only.test(name)) return SKIPPED;
+  if (pid) resetPeak(pid);
+  const before = await cpuSnapshot(cpu);
+  const s = await load(agent, origin, next, total, CONCURRENCY);
+  const rss = pid ? `  service peak RSS ${peakRss(pid).toFixed(0)} MiB` : '';
+  console.log(`${name.padEnd(44)} ${fmt(s)}${rss}\n${''.padEnd(45)}${await cpuReport(cpu, before, total)}`);
+  return s;
+};
+
+interface Sim {
+  baseUrl: string;
+  apiKey: string;
+  caFile: string;
+  control: ControlClient;
+  agent: Agent;
+}
+
+const MENU = [{ sku: 'A', name: 'Main', price: 14.5 }, { sku: 'B', name: 'Wine', price: 6.9 }, { sku: 'C', name: 'Dessert', price: 7.25 }];
+/** What each order holds: 2 × 14.50 + 2 × 6.90 + 7.25 = 50.05, paid in full by every payment. */
+const ORDER = { checks: [{ items: [{ sku: 'A', quantity: 2 }, { sku: 'B', quantity: 2 }] }, { items: [{ sku: 'C', quantity: 1 }] }] };
+
+/** A POS location on the simulator with one open order per table; returns the POS order ids. */
+async function posVenue(sim: Sim, posVenueId: string, tables: number): Promise<string[]> {
+  const list = Array.from({ length: tables }, (_, i) => ({ id: String(i + 1), name: `T${i + 1}` }));
+  await sim.control.createVenue({ id: posVenueId, currency: 'EUR', tables: list, menu: MENU, behaviour: { payment: 'immediate' } });
+  const ids: string[] = [];
+  for (const t of list) ids.push((await sim.control.openOrder(posVenueId, { tables: [t.id], ...ORDER })).id);
+  return ids;
+}
+
+/** A `tableside serve` on a store, with a partner and its token, and how to connect venues to it. */
+async function serve(label: string, storeEnv: Record<string, string>, posTypes: string) {
+  const data = join(dir, `serve-${label}`);
+  const app = `tableside-bench-${run}-${label}`;
+  const env = { ...storeEnv, TABLESIDE_DATA: data, PGAPPNAME: app };
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const served = await start([...prof, join(ROOT, 'bin/tableside.mjs'), 'serve'], { ...env, POS_TYPES: posTypes, PORT: '0', AUTH_FAILURE_LIMIT_PER_MIN: '1000000', POS_TABLES_TTL_S: '3600' }, /Tableside listening on/, 'stderr');
+  const origin = /(https:\/\/\S+)/.exec(served.line)![1];
+  const agent = new Agent({ connect: { ca: readFileSync(join(data, 'tls.crt'), 'utf8') }, connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  const partner = JSON.parse(await cli(['partner', 'create', '--name', 'bench', '--access', 'pat', '--json'], env));
+  const { accessToken } = JSON.parse(await cli(['token', 'issue', '--partner', partner.partnerId, '--ttl', '86400', '--json'], env));
+  const auth = { authorization: `Bearer ${accessToken}` };
+  async function fetchJson(method: 'GET' | 'POST', path: string, body?: unknown) {
+    const res = await request(origin + path, { method, dispatcher: agent, headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? JSON.parse(text) : null };
+  }
+  /** Creates a venue through the API and connects it to the POS location through its onboarding page. */
+  async function connect(posVenueId: string, posType: string): Promise<{ venueId: string; tableIds: string[] }> {
+    const created = await fetchJson('POST', '/v1/pat/venues', { name: posVenueId, address: 'a', city: 'Madrid', postalCode: '28001', country: 'ES', timezone: 'Europe/Madrid', currency: 'EUR', posType });
+    if (created.status !== 201 && created.status !== 200) throw new Error(`create venue ${posVenueId}: ${created.status} ${JSON.stringify(created.body)}`);
+    const link = new URL(created.body.onboarding.url);
+    const page = await request(origin + link.pathname + link.search, { method: 'POST', dispatcher: agent, body: `posVenueId=${posVenueId}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await page.body.text();
+    if (page.statusCode !== 200) throw new Error(`onboarding ${posVenueId}: ${page.statusCode}`);
+    const listed = await fetchJson('GET', `/v1/pat/venue/${created.body.id}/tables`);
+    return { venueId: created.body.id, tableIds: listed.body.tables.map((t: { id: string }) => t.id) };
+  }
+  /** The stored open order of every table, once the order sync has read them all (served from the store). */
+  async function storedOrders(venueId: string, tableIds: string[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const tableId of tableIds) {
+      for (let tries = 0; ; tries++) {
+        const bill = await fetchJson('GET', `/v1/pat/venue/${venueId}/table/${tableId}/bill`);
+        if (bill.status === 200) {
+          ids.push(bill.body.orderId);
+          break;
+        }
+        if (tries > 600) throw new Error(`no stored order on table ${tableId}: ${bill.status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    return ids;
+  }
+  const billPath = (v: { venueId: string; tableIds: string[] }) => (i: number): LoadRequest => ({ path: `/v1/pat/venue/${v.venueId}/table/${v.tableIds[i % v.tableIds.length]}/bill`, headers: auth });
+  const payPath = (venueId: string, orderIds: string[], tag: string) => (i: number): LoadRequest => ({
+    path: `/v1/pat/venue/${venueId}/order/${orderIds[i]}/payment`,
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ externalReference: `bench-${run}-${tag}-${i}`, amount: 50.05, type: 'full', tip: 0 }),
+  });
+  return { origin, agent, pid: served.child.pid!, app, connect, storedOrders, billPath, payPath, fetchJson };
 }
 
 async function main() {
@@ -82,110 +234,125 @@ async function main() {
   await admin.query(`CREATE SCHEMA ${pgbenchSchema}`);
   const url = withSchema(schema);
   try {
-    // The POS simulator and the service, each in its own process.
-    const sim = JSON.parse((await start([join(ROOT, 'bin/tableside.mjs'), 'pos-sim', '--port', '0', '--json'], { TABLESIDE_DATA: join(dir, 'sim') }, /^\{/)).line);
-    const ca = readFileSync(sim.caFile, 'utf8');
-    const control = new ControlClient(sim.baseUrl, sim.apiKey, ca);
+    // The POS simulator and the baseline server, each in its own process.
+    const simStarted = await start([join(ROOT, 'bin/tableside.mjs'), 'pos-sim', '--port', '0', '--json'], { TABLESIDE_DATA: join(dir, 'sim') }, /^\{/);
+    const simInfo = JSON.parse(simStarted.line);
+    const simPid = simStarted.child.pid!;
+    const simCa = readFileSync(simInfo.caFile, 'utf8');
+    const sim: Sim = {
+      ...simInfo,
+      control: new ControlClient(simInfo.baseUrl, simInfo.apiKey, simCa),
+      agent: new Agent({ connect: { ca: simCa }, connections: CONCURRENCY, keepAliveTimeout: 30_000 }),
+    };
     const posTypes = join(dir, 'pos-types.json');
-    const entry = (code: string, billRetrieval: boolean) => ({
-      code, name: code, baseUrl: sim.baseUrl, apiKey: sim.apiKey, caFile: sim.caFile, billRetrieval, paymentForwarding: true, paymentConfirmation: 'immediate',
+    const entry = (code: string, billRetrieval: boolean, paymentForwarding: boolean) => ({
+      code, name: code, baseUrl: sim.baseUrl, apiKey: sim.apiKey, caFile: sim.caFile, billRetrieval, paymentForwarding, paymentConfirmation: 'immediate',
     });
-    writeFileSync(posTypes, JSON.stringify([entry('live', true), entry('stored', false)]));
-    const serveEnv = { DATABASE_URL: url, TABLESIDE_DATA: join(dir, 'serve'), POS_TYPES: posTypes, PORT: '0', AUTH_FAILURE_LIMIT_PER_MIN: '1000000', POS_TABLES_TTL_S: '3600' };
-    const served = await start([join(ROOT, 'bin/tableside.mjs'), 'serve'], serveEnv, /Tableside listening on/, 'stderr');
-    const origin = /(https:\/\/\S+)/.exec(served.line)![1];
-    const agent = new Agent({ connect: { ca: readFileSync(join(dir, 'serve', 'tls.crt'), 'utf8') }, connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+    writeFileSync(posTypes, JSON.stringify([entry('live', true, true), entry('stored', false, true), entry('nofwd', false, false)]));
 
-    const partner = JSON.parse(await cli(['partner', 'create', '--name', 'bench', '--access', 'pat', '--json'], { DATABASE_URL: url }));
-    const { accessToken } = JSON.parse(await cli(['token', 'issue', '--partner', partner.partnerId, '--ttl', '86400', '--json'], { DATABASE_URL: url }));
-    const auth = { authorization: `Bearer ${accessToken}` };
+    console.log(`setting up: ${TABLES} tables per bill venue, ${PAYMENTS} orders per payment venue …`);
+    await posVenue(sim, 'bench-live', TABLES);
+    await posVenue(sim, 'bench-stored', TABLES);
+    await posVenue(sim, 'bench-pay', PAYMENTS);
+    await posVenue(sim, 'bench-nofwd', PAYMENTS);
+    // The bare POS baseline pays orders of a location the service does not know.
+    const bareOrders = await posVenue(sim, 'bench-bare', PAYMENTS);
+
+    const svc = await serve('pg', { DATABASE_URL: url }, posTypes);
+    const live = await svc.connect('bench-live', 'live');
+    const stored = await svc.connect('bench-stored', 'stored');
+    const pay = await svc.connect('bench-pay', 'live');
+    const nofwd = await svc.connect('bench-nofwd', 'nofwd');
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-
-    // Three POS locations: bills read live, bills served from the store, and one order per payment.
-    const tables = Array.from({ length: TABLES }, (_, i) => ({ id: String(i + 1), name: `T${i + 1}` }));
-    const payTables = Array.from({ length: PAYMENTS }, (_, i) => ({ id: String(i + 1), name: `P${i + 1}` }));
-    const menu = [{ sku: 'A', name: 'Main', price: 14.5 }, { sku: 'B', name: 'Wine', price: 6.9 }, { sku: 'C', name: 'Dessert', price: 7.25 }];
-    async function connect(posVenueId: string, posType: string, venueTables: typeof tables): Promise<{ venueId: string; tableIds: string[] }> {
-      await control.createVenue({ id: posVenueId, currency: 'EUR', tables: venueTables, menu, behaviour: { payment: 'immediate' } });
-      for (const t of venueTables) {
-        await control.openOrder(posVenueId, { tables: [t.id], checks: [{ items: [{ sku: 'A', quantity: 2 }, { sku: 'B', quantity: 2 }] }, { items: [{ sku: 'C', quantity: 1 }] }] });
-      }
-      const created = await (await fetchJson('POST', '/v1/pat/venues', { name: posVenueId, address: 'a', city: 'Madrid', postalCode: '28001', country: 'ES', timezone: 'Europe/Madrid', currency: 'EUR', posType }));
-      const link = new URL(created.onboarding.url);
-      const { request } = await import('undici');
-      const page = await request(origin + link.pathname + link.search, { method: 'POST', dispatcher: agent, body: `posVenueId=${posVenueId}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      await page.body.text();
-      if (page.statusCode !== 200) throw new Error(`onboarding ${posVenueId}: ${page.statusCode}`);
-      const listed = await fetchJson('GET', `/v1/pat/venue/${created.id}/tables`);
-      return { venueId: created.id, tableIds: listed.tables.map((t: { id: string }) => t.id) };
-    }
-    async function fetchJson(method: 'GET' | 'POST', path: string, body?: unknown) {
-      const { request } = await import('undici');
-      const res = await request(origin + path, { method, dispatcher: agent, headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
-      const text = await res.body.text();
-      if (res.statusCode >= 300) throw new Error(`${method} ${path} → ${res.statusCode} ${text}`);
-      return JSON.parse(text);
-    }
-    console.log(`setting up: ${TABLES} tables per bill venue, ${PAYMENTS} orders to pay …`);
-    const live = await connect('bench-live', 'live', tables);
-    const stored = await connect('bench-stored', 'stored', tables);
-    const pay = await connect('bench-pay', 'live', payTables);
     // The sync job reads the POS's orders into the store right after onboarding; wait for it.
     for (;;) {
       const { rows } = await db.query(`SELECT v.venue_id, count(*)::int AS n FROM orders v WHERE v.status = 'open' GROUP BY v.venue_id`);
       const counts = new Map(rows.map((r) => [r.venue_id, r.n]));
-      if (counts.get(stored.venueId) === TABLES && counts.get(pay.venueId) === PAYMENTS) break;
+      if (counts.get(stored.venueId) === TABLES && counts.get(pay.venueId) === PAYMENTS && counts.get(nofwd.venueId) === PAYMENTS) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    const { rows: payOrders } = await db.query<{ id: string }>(`SELECT id FROM orders WHERE venue_id = $1 AND status = 'open' ORDER BY id`, [pay.venueId]);
+    const openOf = async (venueId: string) => (await db.query<{ id: string }>(`SELECT id FROM orders WHERE venue_id = $1 AND status = 'open' ORDER BY id`, [venueId])).rows.map((r) => r.id);
+    const payOrders = await openOf(pay.venueId);
+    const nofwdOrders = await openOf(nofwd.venueId);
 
-    // Baseline server (own process, same TLS certificate).
-    const certFile = join(dir, 'serve', 'tls.crt');
-    const keyFile = join(dir, 'serve', 'tls.key');
-    const baseline = (await start(['--import', 'tsx', join(ROOT, 'bench/lib/baseline-server.ts'), certFile, keyFile], {}, /^https:/)).line;
+    const certFile = join(dir, 'serve-pg', 'tls.crt');
+    const keyFile = join(dir, 'serve-pg', 'tls.key');
+    const baselineStarted = await start(['--import', 'tsx', join(ROOT, 'bench/lib/baseline-server.ts'), certFile, keyFile], {}, /^https:/);
+    const baseline = baselineStarted.line;
+    const posAuth = { authorization: `Bearer ${sim.apiKey}` };
+    const svcCpu: CpuWatch = { service: svc.pid, sim: simPid, backends: { db, app: svc.app } };
 
-    const warm = Math.min(300, REQUESTS);
-    const results: Array<[string, Stats, number]> = [];
-    const measure = async (name: string, o: string, next: (i: number) => Parameters<typeof load>[2] extends (i: number) => infer R ? R : never, total: number) => {
-      const s = await load(agent, o, next, total, CONCURRENCY);
-      console.log(`${name.padEnd(34)} ${fmt(s)}`);
-      return s;
-    };
-    console.log(`\nconcurrency ${CONCURRENCY}`);
-    await load(agent, baseline, () => ({ path: '/hello' }), warm, CONCURRENCY);
-    const getBase = await measure('baseline: bare Fastify GET', baseline, () => ({ path: '/hello' }), REQUESTS);
-    await load(agent, origin, (i) => ({ path: `/v1/pat/venue/${stored.venueId}/table/${stored.tableIds[i % TABLES]}/bill`, headers: auth }), warm, CONCURRENCY);
-    const storedBill = await measure('GET bill, stored (billRetrieval false)', origin, (i) => ({ path: `/v1/pat/venue/${stored.venueId}/table/${stored.tableIds[i % TABLES]}/bill`, headers: auth }), REQUESTS);
-    const liveBill = await measure('GET bill, live (billRetrieval true)', origin, (i) => ({ path: `/v1/pat/venue/${live.venueId}/table/${live.tableIds[i % TABLES]}/bill`, headers: auth }), REQUESTS);
-    const postBase = await measure('baseline: bare Fastify POST', baseline, () => ({ path: '/hello', method: 'POST', body: '{"a":1}' }), REQUESTS);
-    const payments = await measure('POST payment, immediate, forwarded', origin, (i) => ({
-      path: `/v1/pat/venue/${pay.venueId}/order/${payOrders[i].id}/payment`,
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ externalReference: `bench-${run}-${i}`, amount: 50.05, type: 'full', tip: 0 }),
-    }), Math.min(PAYMENTS, payOrders.length));
-    results.push(['GET bill stored', storedBill, getBase.rps], ['GET bill live', liveBill, getBase.rps], ['POST payment', payments, postBase.rps]);
+    console.log(`\nconcurrency ${CONCURRENCY}, PostgreSQL`);
+    await load(svc.agent, baseline, () => ({ path: '/hello' }), WARM, CONCURRENCY);
+    const getBase = await measure('baseline: bare Fastify GET', svc.agent, baseline, () => ({ path: '/hello' }), REQUESTS, undefined, { service: baselineStarted.child.pid });
+    await load(svc.agent, svc.origin, svc.billPath(stored), WARM, CONCURRENCY);
+    const storedBill = await measure('GET bill, stored (billRetrieval false)', svc.agent, svc.origin, svc.billPath(stored), REQUESTS, svc.pid, svcCpu);
+    const posRead = await measure('baseline: bare POS GET open orders', sim.agent, sim.baseUrl, () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth }), REQUESTS, undefined, { sim: simPid });
+    const liveBill = await measure('GET bill, live (billRetrieval true)', svc.agent, svc.origin, svc.billPath(live), REQUESTS, svc.pid, svcCpu);
+    const payments = Math.min(PAYMENTS, payOrders.length, nofwdOrders.length);
+    const posPay = await measure('baseline: bare POS read order + forward', sim.agent, sim.baseUrl, (i) => [
+      { path: `/venue/bench-bare/orders/${bareOrders[i]}`, headers: posAuth },
+      {
+        path: `/venue/bench-bare/orders/${bareOrders[i]}/payments`,
+        method: 'POST',
+        headers: posAuth,
+        body: JSON.stringify({ paymentId: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, type: 'full', amount: 50.05, tip: 0, currency: 'EUR', paymentMethod: null }),
+      },
+    ], payments, undefined, { sim: simPid });
+    const forwarded = await measure('POST payment, immediate, forwarded', svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders, 'fwd'), payments, svc.pid, svcCpu);
+    const unforwarded = await measure('POST payment, no forwarding', svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders, 'nofwd'), payments, svc.pid, svcCpu);
 
-    console.log(`\npgbench TPC-B-like, ${PGBENCH_SECONDS} s, ${CONCURRENCY} clients, same database …`);
+    console.log(`\npgbench TPC-B-like, ${PGBENCH_SECONDS} s, ${CONCURRENCY} clients, same server …`);
     await pgbench(['-i', '-s', '10', '-q']);
-    const out = await pgbench(['-c', String(CONCURRENCY), '-j', '2', '-T', String(PGBENCH_SECONDS), '-n']);
+    // Its CPU is read between 1 s after the start and 1 s before the end, while every client is connected.
+    let pgbenchPid = 0;
+    const running = pgbench(['-c', String(CONCURRENCY), '-j', '2', '-T', String(PGBENCH_SECONDS), '-n'], (pid) => (pgbenchPid = pid));
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await sleep(1000);
+    const pgCpu: CpuWatch = { service: pgbenchPid, backends: { db, app: PGBENCH_APP } };
+    const pgBefore = await cpuSnapshot(pgCpu);
+    const t0 = Date.now();
+    await sleep(Math.max(1000, (PGBENCH_SECONDS - 2) * 1000));
+    const pgAfter = await cpuSnapshot(pgCpu);
+    const window = Date.now() - t0;
+    const out = await running;
     const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
-    console.log(`pgbench: ${tps.toFixed(0)} transactions/s`);
+    console.log(`pgbench: ${tps.toFixed(0)} transactions/s\n${''.padEnd(45)}${await cpuReport(pgCpu, pgBefore, (tps * window) / 1000, 'pgbench client', pgAfter)}`);
+    const { rows: check } = await db.query(`SELECT p.status, p.forwarded, count(*)::int AS n FROM payments p GROUP BY 1, 2 ORDER BY 1, 2`);
+    console.log(`payments recorded: ${JSON.stringify(check)}`);
 
-    console.log('\nscenario                  req/s     p50 ms    p99 ms   vs bare Fastify   vs pgbench TPC-B');
-    for (const [name, s, base] of results) {
-      const vsPg = name === 'POST payment' ? `${((s.rps / tps) * 100).toFixed(1)}%` : '';
-      console.log(`${name.padEnd(22)} ${s.rps.toFixed(0).padStart(8)} ${s.p50.toFixed(2).padStart(9)} ${s.p99.toFixed(2).padStart(9)}   ${((s.rps / base) * 100).toFixed(1).padStart(6)}% of ${base.toFixed(0)}   ${vsPg}`);
+    record(shareRow('GET bill, stored (PostgreSQL)', storedBill.rps, 'req/s', getBase.rps, 'bare Fastify GET', 0.5));
+    record(shareRow('GET bill, live (PostgreSQL)', liveBill.rps, 'req/s', posRead.rps, 'bare POS open orders', 0.5));
+    record(shareRow('POST payment, forwarded (PostgreSQL)', forwarded.rps, 'req/s', posPay.rps, 'bare POS read + forward', 0.5));
+    record(shareRow('POST payment, no forwarding (PostgreSQL)', unforwarded.rps, 'req/s', tps, 'pgbench TPC-B tps', 0.4));
+
+    if (PGLITE) {
+      // The default a newcomer runs: the same service on the embedded store.
+      const rate = JSON.parse((await start(['--import', 'tsx', join(ROOT, 'bench/lib/pglite-rate.ts'), '3'], {}, /^\{/)).line) as { selectPerS: number; insertPerS: number };
+      console.log(`\nPGlite serial single-row statements: SELECT ${rate.selectPerS.toFixed(0)}/s, INSERT ${rate.insertPerS.toFixed(0)}/s`);
+      await posVenue(sim, 'bench-lite-stored', TABLES);
+      await posVenue(sim, 'bench-lite-nofwd', PAYMENTS);
+      const lite = await serve('pglite', {}, posTypes);
+      const liteStored = await lite.connect('bench-lite-stored', 'stored');
+      const liteNofwd = await lite.connect('bench-lite-nofwd', 'nofwd');
+      await lite.storedOrders(liteStored.venueId, liteStored.tableIds);
+      const liteOrders = await lite.storedOrders(liteNofwd.venueId, liteNofwd.tableIds);
+      console.log(`\nconcurrency ${CONCURRENCY}, PGlite`);
+      await load(lite.agent, lite.origin, lite.billPath(liteStored), WARM, CONCURRENCY);
+      const liteBill = await measure('GET bill, stored, PGlite', lite.agent, lite.origin, lite.billPath(liteStored), REQUESTS, lite.pid, { service: lite.pid, sim: simPid });
+      const litePay = await measure('POST payment, no forwarding, PGlite', lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders, 'lite'), Math.min(PAYMENTS, liteOrders.length), lite.pid, { service: lite.pid, sim: simPid });
+      record(shareRow('GET bill, stored (PGlite)', liteBill.rps, 'req/s', rate.selectPerS, 'PGlite single-row SELECT/s', null));
+      record(shareRow('POST payment, no forwarding (PGlite)', litePay.rps, 'req/s', rate.insertPerS, 'PGlite single-row INSERT/s', null));
+      await lite.agent.close();
     }
-    const { rows: check } = await db.query(`SELECT status, count(*)::int AS n FROM payments GROUP BY status`);
-    console.log(`\npayments recorded: ${JSON.stringify(check)}`);
     await db.end();
-    await agent.close();
-    await control.close();
+    await svc.agent.close();
+    await sim.agent.close();
+    await sim.control.close();
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 1000));
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.query(`DROP SCHEMA IF EXISTS ${pgbenchSchema} CASCADE`);
     await admin.end();

@@ -25,7 +25,8 @@ export interface LoadRequest {
 export async function load(
   dispatcher: Dispatcher,
   origin: string,
-  next: (i: number) => LoadRequest,
+  /** The i-th request; several requests are sent one after the other and timed as one. */
+  next: (i: number) => LoadRequest | LoadRequest[],
   total: number,
   concurrency: number,
 ): Promise<Stats> {
@@ -35,16 +36,18 @@ export async function load(
   const worker = async () => {
     while (issued < total) {
       const i = issued++;
-      const r = next(i);
+      const sequence = next(i);
       const t0 = performance.now();
-      const res = await request(origin + r.path, {
-        dispatcher,
-        method: r.method ?? 'GET',
-        body: r.body,
-        headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...(r.headers ?? {}) },
-      });
-      const text = await res.body.text();
-      if (!(r.ok ?? [200]).includes(res.statusCode)) throw new Error(`${r.method ?? 'GET'} ${r.path} → ${res.statusCode}: ${text.slice(0, 300)}`);
+      for (const r of Array.isArray(sequence) ? sequence : [sequence]) {
+        const res = await request(origin + r.path, {
+          dispatcher,
+          method: r.method ?? 'GET',
+          body: r.body,
+          headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...(r.headers ?? {}) },
+        });
+        const text = await res.body.text();
+        if (!(r.ok ?? [200]).includes(res.statusCode)) throw new Error(`${r.method ?? 'GET'} ${r.path} → ${res.statusCode}: ${text.slice(0, 300)}`);
+      }
       latencies.push(performance.now() - t0);
     }
   };

@@ -136,6 +136,34 @@ export function countSpots(venue: VenueConfig, bookings: readonly Occupancy[], r
   return MAX_SPOTS;
 }
 
+/**
+ * The most parties of this size an empty venue seats at one start: the largest set of disjoint
+ * tables/combinations that each hold the party, within the pacing limits and MAX_SPOTS. Any
+ * one-by-one placement after other bookings seats at most this many, so openSpots <= totalSpots.
+ * Searched exactly: every fitting single table counts unless a chosen combination uses it, so only
+ * the choice of combinations branches (a venue joins few tables).
+ */
+export function maxSpots(venue: VenueConfig, partySize: number, areaId: string | null): number {
+  const fitting = seatingOptions(venue, areaId).filter((o) => o.minCovers <= partySize && partySize <= o.maxCovers);
+  const singles = new Set(fitting.filter((o) => o.tables.length === 1).map((o) => o.tables[0]));
+  const combos = fitting.filter((o) => o.tables.length > 1);
+  const { maxCoversPerSlot, maxBookingsPerSlot } = venue.pacing;
+  const cap = Math.min(MAX_SPOTS, maxBookingsPerSlot ?? MAX_SPOTS, maxCoversPerSlot === null ? MAX_SPOTS : Math.floor(maxCoversPerSlot / partySize));
+  let best = 0;
+  const search = (i: number, used: Set<string>, chosen: number) => {
+    const freeSingles = [...singles].filter((t) => !used.has(t)).length;
+    best = Math.max(best, chosen + freeSingles);
+    if (best >= cap || i === combos.length) return;
+    const open = combos.slice(i).filter((c) => c.tables.every((t) => !used.has(t))).length;
+    if (chosen + freeSingles + open <= best) return;
+    const combo = combos[i];
+    if (combo.tables.every((t) => !used.has(t))) search(i + 1, new Set([...used, ...combo.tables]), chosen + 1);
+    search(i + 1, used, chosen);
+  };
+  search(0, new Set(), 0);
+  return Math.min(best, cap);
+}
+
 export interface PaymentTerms { deposit: boolean; depositAmount: number; requiresCc: boolean }
 
 /** The venue's paymentDefinition as slot fields; the deposit in minor units of its currency (BKG-15). */
@@ -161,8 +189,12 @@ export function availability(
   if (!partySizeInRange(venue, partySize) || starts.length === 0) return { durationSec, slots: [] };
   const terms = paymentTerms(venue);
   // Capacity of the empty venue ignores "now" (a slot too close to book still has its seats) and
-  // is the same at every start, so it is counted once.
-  const totalSpots = countSpots(venue, [], { partySize, start: starts[0], areaId }, Number.NEGATIVE_INFINITY);
+  // is the same at every start, so it is counted once. totalSpots is the most parties the tables
+  // can hold at once; placing them one by one (countSpots, what bookings really get) may fit fewer
+  // in the empty venue than after another party took a table of a combination (BKG-11), so the
+  // empty venue's openSpots is that placement count, not totalSpots.
+  const totalSpots = maxSpots(venue, partySize, areaId);
+  const emptySpots = countSpots(venue, [], { partySize, start: starts[0], areaId }, Number.NEGATIVE_INFINITY);
   // Only bookings that can touch this day's seatings matter (turn times are at most 12 h); with
   // none, every slot far enough ahead is as open as the empty venue.
   const first = starts[0];
@@ -172,8 +204,8 @@ export function availability(
   const slots = starts.map((start) => {
     const request = { partySize, start, areaId };
     const openSpots = relevant.length === 0
-      ? (start - now >= advanceMs ? totalSpots : 0)
-      : Math.min(totalSpots, countSpots(venue, relevant, request, now));
+      ? (start - now >= advanceMs ? emptySpots : 0)
+      : countSpots(venue, relevant, request, now);
     return { startSec: Math.floor(start / 1000), totalSpots, openSpots, ...terms };
   });
   return { durationSec, slots };

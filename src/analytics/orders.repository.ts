@@ -1,10 +1,15 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/db.ts';
+import type { Db } from '../db/db.ts';
+import { queryPrepared } from '../db/prepared.ts';
 import type { CheckRow, OrderRow } from '../pos-mirror/orders.fns.ts';
 
 // SQL of the closed-order history (spec 4.8): read-only, from the orders the POS sync and
 // pay-at-table store (DESIGN 6.3), so it answers while a POS is down (DES-085). The page query is
 // served by the partial index orders_closed_by_venue (migration 006; plan in docs/analytics.md).
+// Every statement here runs on each request, outside any transaction, with a text that never varies:
+// prepared statements (issue 14), parsed and planned once per pooled connection.
+
+type Reader = Pick<Db, 'kysely' | 'pool'>;
 
 export interface AnalyticsVenueRef {
   id: string;
@@ -23,12 +28,12 @@ export type ClosedOrderRow = Pick<
 export type ClosedCheckRow = CheckRow;
 
 /** The venue and whether it is in the partner's scope, in one round trip; null when there is no such venue. */
-export async function findVenue(ex: Executor, venueId: string, partnerId: string): Promise<AnalyticsVenueRef | null> {
-  const { rows } = await sql<AnalyticsVenueRef>`
+export async function findVenue(db: Reader, venueId: string, partnerId: string): Promise<AnalyticsVenueRef | null> {
+  const query = sql<AnalyticsVenueRef>`
     SELECT v.id, v.timezone,
            EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = ${partnerId} AND pv.venue_id = v.id) AS in_scope
-    FROM venues v WHERE v.id = ${venueId}`.execute(ex);
-  return rows[0] ?? null;
+    FROM venues v WHERE v.id = ${venueId}`.compile(db.kysely);
+  return (await queryPrepared<AnalyticsVenueRef>(db.pool, 'analytics_find_venue', query))[0] ?? null;
 }
 
 /**
@@ -54,12 +59,12 @@ export function closedOrdersPageQuery(venueId: string, window: { from: Date; unt
 }
 
 export async function pageClosedOrders(
-  ex: Executor,
+  db: Reader,
   venueId: string,
   window: { from: Date; until: Date },
   page: { limit: number; offset: number },
 ): Promise<{ total: number; orders: ClosedOrderRow[] }> {
-  const { rows } = await closedOrdersPageQuery(venueId, window, page).execute(ex);
+  const rows = await queryPrepared<ClosedOrderRow & { total: number }>(db.pool, 'analytics_closed_orders_page', closedOrdersPageQuery(venueId, window, page).compile(db.kysely));
   const total = rows[0]?.total ?? 0;
   return { total, orders: rows.filter((r) => r.id !== null).map(({ total: _total, ...order }) => order) };
 }
@@ -74,8 +79,7 @@ export function checksQuery(orderIds: string[]) {
     ORDER BY order_id, length(check_number), check_number, id`;
 }
 
-export async function listChecks(ex: Executor, orderIds: string[]): Promise<ClosedCheckRow[]> {
+export async function listChecks(db: Reader, orderIds: string[]): Promise<ClosedCheckRow[]> {
   if (orderIds.length === 0) return [];
-  const { rows } = await checksQuery(orderIds).execute(ex);
-  return rows;
+  return queryPrepared<ClosedCheckRow>(db.pool, 'analytics_closed_order_checks', checksQuery(orderIds).compile(db.kysely));
 }

@@ -11,7 +11,7 @@ import { DEFAULT_ORDERS_LIMIT, type ClosedOrderList } from './orders.schemas.ts'
 // field at once).
 
 export interface AnalyticsOrdersDeps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pool'>;
 }
 
 export interface ClosedOrdersRequest {
@@ -33,7 +33,7 @@ export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
       query: ClosedOrdersRequest,
       schemaProblems: FieldProblems = {},
     ): Promise<ClosedOrderList> {
-      const venue = isUuid(venueId) ? await repo.findVenue(db.kysely, venueId, partnerId) : null;
+      const venue = isUuid(venueId) ? await repo.findVenue(db, venueId, partnerId) : null;
       if (!venue) throw notFound(`No venue ${venueId}.`);
       if (!venue.in_scope) throw forbidden('The venue is not in this token’s scope.');
 
@@ -48,8 +48,8 @@ export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
       if (!window || Object.keys(problems).length > 0) throw validationFailed(problems);
 
       const page = { limit: query.limit ?? DEFAULT_ORDERS_LIMIT, offset: query.offset ?? 0 };
-      const { total, orders } = await repo.pageClosedOrders(db.kysely, venue.id, window, page);
-      const checks = await repo.listChecks(db.kysely, orders.map((o) => o.id));
+      const { total, orders } = await repo.pageClosedOrders(db, venue.id, window, page);
+      const checks = await repo.listChecks(db, orders.map((o) => o.id));
       const byOrder = new Map<string, repo.ClosedCheckRow[]>();
       for (const check of checks) {
         const list = byOrder.get(check.order_id);

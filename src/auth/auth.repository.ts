@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/db.ts';
+import type { Db, Executor } from '../db/db.ts';
+import { queryPrepared } from '../db/prepared.ts';
 import type { AccessKind } from '../server/auth.ts';
 
 // SQL for partners, their credentials and their venue scope. Secrets appear here only as hashes.
@@ -45,20 +46,24 @@ export async function insertToken(ex: Executor, tokenHash: string, partnerId: st
             VALUES (${tokenHash}, ${partnerId}, ${now}, ${expiresAt})`.execute(ex);
 }
 
-export async function findApiKey(ex: Executor, keyHash: string): Promise<CredentialRow | null> {
-  const { rows } = await sql<CredentialRow>`
+// Every authenticated request runs one of these two, so they are prepared statements: parsed and
+// planned once per pooled connection. Never cached in the process: a revoke must hold on every
+// process for the next request (spec 5), and only the database knows that across processes.
+
+export async function findApiKey(db: Pick<Db, 'kysely' | 'pool'>, keyHash: string): Promise<CredentialRow | null> {
+  const query = sql<CredentialRow>`
     SELECT k.partner_id, p.name AS partner_name, p.access, p.active, k.revoked_at, NULL::timestamptz AS expires_at
     FROM api_keys k JOIN partners p ON p.id = k.partner_id
-    WHERE k.key_hash = ${keyHash}`.execute(ex);
-  return rows[0] ?? null;
+    WHERE k.key_hash = ${keyHash}`.compile(db.kysely);
+  return (await queryPrepared<CredentialRow>(db.pool, 'auth_find_api_key', query))[0] ?? null;
 }
 
-export async function findToken(ex: Executor, tokenHash: string): Promise<CredentialRow | null> {
-  const { rows } = await sql<CredentialRow>`
+export async function findToken(db: Pick<Db, 'kysely' | 'pool'>, tokenHash: string): Promise<CredentialRow | null> {
+  const query = sql<CredentialRow>`
     SELECT t.partner_id, p.name AS partner_name, p.access, p.active, t.revoked_at, t.expires_at
     FROM access_tokens t JOIN partners p ON p.id = t.partner_id
-    WHERE t.token_hash = ${tokenHash}`.execute(ex);
-  return rows[0] ?? null;
+    WHERE t.token_hash = ${tokenHash}`.compile(db.kysely);
+  return (await queryPrepared<CredentialRow>(db.pool, 'auth_find_token', query))[0] ?? null;
 }
 
 export async function findClient(

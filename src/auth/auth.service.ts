@@ -21,7 +21,7 @@ export interface IssuedToken {
 }
 
 export interface AuthServiceDeps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pool'>;
   clock: Clock;
   accessTokenTtlS: number;
 }
@@ -108,12 +108,12 @@ export function createAuthService({ db, clock, accessTokenTtlS }: AuthServiceDep
 
     async authenticateToken(token: string): Promise<AuthOutcome> {
       if (!looksLike('accessToken', token)) return { ok: false, failure: 'malformed' };
-      return outcomeOf(await repo.findToken(ex, hashSecret(token)), clock.now());
+      return outcomeOf(await repo.findToken(db, hashSecret(token)), clock.now());
     },
 
     async authenticateKey(key: string): Promise<AuthOutcome> {
       if (!looksLike('apiKey', key)) return { ok: false, failure: 'malformed' };
-      return outcomeOf(await repo.findApiKey(ex, hashSecret(key)), clock.now());
+      return outcomeOf(await repo.findApiKey(db, hashSecret(key)), clock.now());
     },
 
     async revokeToken(token: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -68,6 +69,11 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Db {
   const pool = new pg.Pool(base);
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor a client in use: pg-pool listens for errors on idle clients only, and a checked-out client
+  // whose connection drops emits 'error' besides failing its query, an uncaught exception that
+  // killed the process during a PostgreSQL restart (ERR-08). The query's own failure is enough; the
+  // broken client is not queryable, so the pool discards it when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const listeners = new Set<pg.Client>();
 
   const listen: Db['listen'] = async (channel, onNotify) => {
@@ -100,6 +106,8 @@ export interface EmbeddedOptions {
 export async function openEmbedded(options: EmbeddedOptions = {}): Promise<Db> {
   if (options.dir) mkdirSync(options.dir, { recursive: true });
   const pglite = await PGlite.create({
+    // The SQL extensions DESIGN 3 allows, which migrations create (015: trigram indexes).
+    extensions: { pg_trgm },
     ...(options.dir ? { dataDir: options.dir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

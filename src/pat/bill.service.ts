@@ -1,31 +1,35 @@
 import type { Db } from '../db/db.ts';
 import { notFound } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
 import { toWire } from '../lib/money.ts';
-import { checkTotals, itemOf, orderTotals } from './bill.fns.ts';
+import { checkTotals, itemOf, orderTotals, type PaymentForBill } from './bill.fns.ts';
+import { findStoredBill, type BillCheck } from './bill.repository.ts';
 import type { OrderRow } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
-import type { TablesService } from '../pos-mirror/tables.service.ts';
+import { TABLE_UNKNOWN, type TablesService } from '../pos-mirror/tables.service.ts';
 import { listOrderPayments } from './payments.repository.ts';
 import type { VenueContexts } from './venue-context.ts';
 
 // GET …/table/{tableId}/bill (spec 2.10, 4.7). With billRetrieval the open order is read live from
 // the POS and the stored record refreshed; without it the stored state answers, in the same shape,
-// even while the POS is down.
+// even while the POS is down. The stored bill is one statement after authentication
+// (bill.repository.ts); that statement also checks the scope and connection of a live one.
 
 export const NO_OPEN_ORDER = 'No open order for this table: nothing to pay right now.';
 
 export interface BillServiceDeps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pool'>;
   contexts: VenueContexts;
   tables: Pick<TablesService, 'get'>;
-  orders: Pick<OrdersService, 'liveOpenOrderForTable' | 'storedOpenOrderForTable' | 'openChecks'>;
+  orders: Pick<OrdersService, 'liveOpenOrderForTable' | 'openChecks'>;
 }
 
 export function createBillService({ db, contexts, tables, orders }: BillServiceDeps) {
-  async function render(order: OrderRow, venueId: string, table: { id: string; name: string }) {
-    const [open, payments] = await Promise.all([orders.openChecks(order.id), listOrderPayments(db.kysely, order.id)]);
+  type BillOrder = Pick<OrderRow, 'id' | 'currency' | 'prepayment_minor' | 'party_size'>;
+
+  function render(order: BillOrder, venueId: string, table: { id: string; name: string }, open: readonly BillCheck[], payments: readonly PaymentForBill[]) {
     const money = (minor: number) => toWire(minor, order.currency);
-    const totals = orderTotals(open, order.prepayment_minor, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
+    const totals = orderTotals(open, order.prepayment_minor, payments);
     return {
       orderId: order.id,
       venueId,
@@ -53,14 +57,19 @@ export function createBillService({ db, contexts, tables, orders }: BillServiceD
 
   return {
     async get(partnerId: string, venueId: string, tableId: string) {
-      const ctx = await contexts.active(partnerId, venueId);
-      const live = ctx.posType.billRetrieval;
-      const table = await tables.get(ctx, tableId, live);
-      const order = live
-        ? await orders.liveOpenOrderForTable(ctx, table.pos_table_id)
-        : await orders.storedOpenOrderForTable(ctx, table.pos_table_id);
+      const stored = isUuid(venueId) ? await findStoredBill(db, partnerId, venueId, tableId) : null;
+      const ctx = contexts.activeFrom(stored?.scoped ?? null);
+      if (!ctx.posType.billRetrieval) {
+        if (!stored!.table) throw notFound(TABLE_UNKNOWN);
+        if (!stored!.order) throw notFound(NO_OPEN_ORDER);
+        return render(stored!.order, ctx.venue.id, stored!.table, stored!.checks, stored!.payments);
+      }
+      // A live bill: the table (its name refreshed per the TTL) and the order as the POS says now.
+      const table = await tables.get(ctx, tableId, true);
+      const order = await orders.liveOpenOrderForTable(ctx, table.pos_table_id);
       if (!order) throw notFound(NO_OPEN_ORDER);
-      return render(order, ctx.venue.id, table);
+      const [open, payments] = await Promise.all([orders.openChecks(order.id), listOrderPayments(db.kysely, order.id)]);
+      return render(order, ctx.venue.id, table, open, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
     },
   };
 }

@@ -28,6 +28,11 @@ export const paymentJobKey = {
 
 /** Interval of the dispatch job's polls of a forwarded payment (twice that before the POS has it). */
 export const POLL_MS = 1000;
+/**
+ * How long before a pending payment's deadline the timeout job asks the POS once more (the final
+ * check, PAY-75); longer than the check's own bound (FINAL_CHECK_MAX_MS), so it ends in time.
+ */
+export const FINAL_CHECK_LEAD_MS = 5000;
 /** Checks of the POS after a payment timed out, to catch a late confirmation for reconciliation. */
 export const LATE_CHECKS_MS = [30_000, 120_000, 600_000];
 
@@ -37,7 +42,9 @@ export const LATE_CHECKS_MS = [30_000, 120_000, 600_000];
  */
 export async function watchPending(tx: Executor, payment: { id: string; deadline_at: Date }, dispatchAt: Date, now: Date): Promise<void> {
   const payload = { paymentId: payment.id };
-  await scheduleJob(tx, { kind: PAYMENT_JOBS.timeout, runAt: payment.deadline_at, dedupeKey: paymentJobKey.timeout(payment.id), payload }, now);
+  // The timeout job starts early enough for the final check (PAY-75) to end inside the deadline.
+  const finalCheckAt = new Date(Math.max(now.getTime(), payment.deadline_at.getTime() - FINAL_CHECK_LEAD_MS));
+  await scheduleJob(tx, { kind: PAYMENT_JOBS.timeout, runAt: finalCheckAt, dedupeKey: paymentJobKey.timeout(payment.id), payload }, now);
   await scheduleJob(tx, { kind: PAYMENT_JOBS.dispatch, runAt: dispatchAt, dedupeKey: paymentJobKey.dispatch(payment.id), payload }, now);
 }
 
@@ -72,10 +79,24 @@ type PaymentJob = { payload: { paymentId: string } };
 
 export function createPaymentJobs({ db, clock, log, outcomes }: PaymentJobsDeps): Record<string, JobDefinition<any>> {
   return {
+    // Runs FINAL_CHECK_LEAD_MS before the deadline: asks the POS once more (the final check), then
+    // at the deadline fails what is still pending. A run that comes late (every process was down)
+    // still asks first if nobody did.
     [PAYMENT_JOBS.timeout]: {
       run: async (job: PaymentJob, ctx) => {
-        await ctx.transaction((tx) => outcomes.expire(tx, job.payload.paymentId, clock.now()));
+        let p = await outcomes.find(job.payload.paymentId);
+        if (!p || p.status !== 'pending') return;
+        if (clock.now().getTime() < p.deadline_at.getTime()) {
+          if (!p.final_check_at) p = (await outcomes.finalCheck(p)).row;
+          return p.status === 'pending' ? { retryAt: p.deadline_at } : undefined;
+        }
+        // At or past the deadline: asks first if nobody did (every process was down in the run-up)
+        // and waits for a check in flight, like a read; then fails what is still pending.
+        p = await outcomes.current(p);
+        if (p.status === 'pending') await ctx.transaction((tx) => outcomes.expire(tx, job.payload.paymentId, clock.now()));
       },
+      // A process killed mid-check must not hold the job past the deadline for the default minute.
+      leaseMs: 15_000,
     } as JobDefinition<{ paymentId: string }>,
 
     [PAYMENT_JOBS.dispatch]: {

@@ -15,6 +15,19 @@ import * as repo from './payments.repository.ts';
 // is only ever called with no transaction open. The submission (payments.service.ts) and the jobs
 // (payments.jobs.ts) both finish payments through these.
 
+/** Longest wait for the POS's answer to the final check (less than FINAL_CHECK_LEAD_MS of payments.jobs.ts). */
+export const FINAL_CHECK_MAX_MS = 4000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
 export interface PaymentOutcomesDeps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
@@ -124,9 +137,51 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
     return row;
   }
 
-  /** The payment as it is now, failing it first if its deadline passed while nobody looked. */
+  /**
+   * The final check (PAY-75): asks the POS once more how a pending payment stands, with no
+   * transaction open and a short bound, and records a terminal answer. A payment the POS applied
+   * while every process was down is confirmed, not failed. One asker per payment (the claim on
+   * `final_check_at`); `asked` is false when another request or process holds it.
+   */
+  async function finalCheck(p: repo.PaymentRow): Promise<{ row: repo.PaymentRow; asked: boolean }> {
+    const now = clock.now();
+    const endsBy = new Date(now.getTime() + FINAL_CHECK_MAX_MS);
+    if (!(await repo.claimFinalCheck(ex, p.id, endsBy, now))) return { row: (await repo.findById(ex, p.id))!, asked: false };
+    const target = await targetOf(p);
+    let answer: PosPaymentAnswer | null = null;
+    if (target) {
+      // Inside the deadline when a process is alive in the run-up to it (the timeout job starts
+      // FINAL_CHECK_LEAD_MS early); when every process was down then, at most this bound past it.
+      // Not shortened to what is left: a POS slow to answer would then fail a payment it applied.
+      answer = await withTimeout(target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id), FINAL_CHECK_MAX_MS).catch((err) => {
+        log.warn({ paymentId: p.id, err: (err as Error).message }, 'final check: the POS could not tell how the payment stands');
+        return null;
+      });
+    }
+    if (answer?.status === 'confirmed') await confirm(p.id);
+    else if (answer?.status === 'failed') await reject(p.id, answer.failureCode);
+    await repo.endFinalCheck(ex, p.id, clock.now());
+    return { row: (await repo.findById(ex, p.id))!, asked: true };
+  }
+
+  /**
+   * The payment as it is now, failing it first if its deadline passed while nobody looked. A
+   * payment whose final check never happened is asked about first (PAY-75), and a check another
+   * request started moments ago is waited for (bounded), so its answer is not overtaken by a failure.
+   */
   async function current(p: repo.PaymentRow): Promise<repo.PaymentRow> {
     if (p.status !== 'pending' || p.deadline_at.getTime() > clock.now().getTime()) return p;
+    let row = p;
+    let asked = false;
+    if (!row.final_check_at) ({ row, asked } = await finalCheck(row));
+    // Another request's check still in flight: wait for its answer (bounded in real time too, in
+    // case its process died mid-check).
+    const until = Date.now() + FINAL_CHECK_MAX_MS + 500;
+    while (!asked && row.status === 'pending' && row.final_check_at && row.final_check_at > clock.now() && Date.now() < until) {
+      await sleep(100);
+      row = (await repo.findById(ex, p.id))!;
+    }
+    if (row.status !== 'pending') return row;
     await ex.transaction().execute((tx) => expire(tx, p.id, clock.now()));
     return (await repo.findById(ex, p.id))!;
   }
@@ -157,6 +212,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   return {
     find: (paymentId: string) => repo.findById(ex, paymentId),
     current,
+    finalCheck,
     targetOf,
     applyToOrder,
     confirm,

@@ -25,10 +25,12 @@ export interface PaymentRow {
   deadline_at: Date;
   terminal_at: Date | null;
   late_pos_status: string | null;
+  /** When the final check of PAY-75 ended (ahead of now while it is in flight); null before it. */
+  final_check_at: Date | null;
   updated_at: Date;
 }
 
-export type NewPayment = Omit<PaymentRow, 'failure_code' | 'confirmed_at' | 'terminal_at' | 'late_pos_status' | 'updated_at' | 'forwarded'>;
+export type NewPayment = Omit<PaymentRow, 'failure_code' | 'confirmed_at' | 'terminal_at' | 'late_pos_status' | 'final_check_at' | 'updated_at' | 'forwarded'>;
 
 export async function findByRef(ex: Executor, partnerId: string, externalReference: string): Promise<PaymentRow | null> {
   const { rows } = await sql<PaymentRow>`
@@ -114,9 +116,59 @@ export async function markForwarded(ex: Executor, id: string, now: Date): Promis
   await sql`UPDATE payments SET forwarded = true, updated_at = ${now} WHERE id = ${id}`.execute(ex);
 }
 
+/**
+ * Claims the final check of a pending payment (PAY-75): `final_check_at` is set to when the check
+ * will be over at the latest, so a time still ahead means a check in flight. False when someone
+ * already claimed it.
+ */
+export async function claimFinalCheck(ex: Executor, id: string, endsBy: Date, now: Date): Promise<boolean> {
+  const r = await sql`UPDATE payments SET final_check_at = ${endsBy}, updated_at = ${now}
+                      WHERE id = ${id} AND status IN ('pending') AND final_check_at IS NULL`.execute(ex);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+/** The final check is over: `final_check_at` becomes when it ended. */
+export async function endFinalCheck(ex: Executor, id: string, now: Date): Promise<void> {
+  await sql`UPDATE payments SET final_check_at = ${now} WHERE id = ${id}`.execute(ex);
+}
+
 export async function recordLateStatus(ex: Executor, id: string, status: string, now: Date): Promise<boolean> {
   const r = await sql`UPDATE payments SET late_pos_status = ${status}, updated_at = ${now}
                       WHERE id = ${id} AND late_pos_status IS DISTINCT FROM ${status}`.execute(ex);
   return Number(r.numAffectedRows) > 0;
 }
 
+
+export type ClaimResult = { orderStatus: string; payment: PaymentRow | null };
+
+/**
+ * A new payment's claim in one statement (issue 14): lock the order, and insert the payment only if
+ * the order is open and neither unique index objects (the reference per partner; one in-flight or
+ * pending payment per order). ON CONFLICT decides on the latest committed rows, waiting for a
+ * concurrent inserter, which a check in this statement could not: its snapshot predates the wait
+ * for the order lock. `payment` is null when nothing was inserted; the caller then finds out why
+ * with fresh reads, under the lock this statement took. Run it in the claim's transaction.
+ */
+export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promise<ClaimResult> {
+  const confirmed = p.status === 'confirmed';
+  const { rows } = await sql<PaymentRow & { claim_order_status: string }>`
+    WITH o AS (SELECT id, status FROM orders WHERE id = ${p.order_id} FOR UPDATE),
+    ins AS (
+      INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
+                            payment_method, status, recorded_at, confirmed_at, terminal_at, deadline_at, updated_at)
+      SELECT ${p.id}::uuid, ${p.partner_id}::uuid, ${p.external_reference}::text, ${p.venue_id}::uuid, o.id, ${p.type}::text,
+             ${p.amount_minor}::bigint, ${p.tip_minor}::bigint, ${p.currency}::text, ${p.payment_method}::text, ${p.status}::text,
+             ${p.recorded_at}::timestamptz, ${confirmed ? now : null}::timestamptz, ${confirmed ? now : null}::timestamptz,
+             ${p.deadline_at}::timestamptz, ${now}::timestamptz
+      FROM o WHERE o.status = 'open'
+      ON CONFLICT DO NOTHING
+      RETURNING *)
+    SELECT o.status AS claim_order_status, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
+  const r = rows[0];
+  if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
+  const { claim_order_status: orderStatus, ...inserted } = r;
+  const payment = inserted.id ? (inserted as PaymentRow) : null;
+  // A payment recorded confirmed at once (no forwarding) is announced like every status write.
+  if (payment) await announceOutcome(tx, payment, now);
+  return { orderStatus, payment };
+}

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/db.ts';
+import type { Db, Executor } from '../db/db.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import type { JobDefinition } from '../db/jobs.ts';
+import { cancelJob, type JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, badGateway, conflict, notFound, unprocessable } from '../lib/errors.ts';
 import { isUuid, uuidv7 } from '../lib/ids.ts';
@@ -12,9 +12,10 @@ import {
   forwardBody, isTerminal, moveOf, normalizeFailureCode, parsePayload, payloadMismatch, payloadOf, paymentView, recordedStatus,
   submissionEvent, type PaymentPayload,
 } from './payments.fns.ts';
-import { createPaymentJobs, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
+import { createPaymentJobs, paymentJobKey, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
 import { createPaymentOutcomes } from './payments.outcomes.ts';
 import * as repo from './payments.repository.ts';
+import { findSubmission } from './submission.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
 import { suspendedMessage, type VenueContext, type VenueContexts } from './venue-context.ts';
 
@@ -36,7 +37,7 @@ const INLINE_STEP_MS = 200;
 const RECOVER_AFTER_MS = 15_000;
 
 export interface PaymentsServiceDeps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pool'>;
   clock: Clock;
   log: Logger;
   contexts: VenueContexts;
@@ -78,39 +79,52 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 
   type Claim = { kind: 'claimed'; payment: repo.PaymentRow } | { kind: 'race' };
 
-  /** The first transaction: lock the order, check it can take a payment, record the claim. */
+  /**
+   * Why an order the claim holds locked cannot take this payment, from fresh reads: another request
+   * with this reference claimed first (a race: replay it), the order is closed or void (422), or
+   * another payment is in flight or pending on it (409). Null when nothing stands in the way.
+   */
+  async function refusal(tx: Executor, partnerId: string, ref: string, orderId: string, orderStatus: string, reuseId: string | null): Promise<{ kind: 'race' } | null> {
+    const same = await repo.findByRef(tx, partnerId, ref);
+    if (same && same.id !== reuseId) return { kind: 'race' };
+    if (orderStatus === 'closed') throw unprocessable('The order is already closed; it cannot take a payment.');
+    if (orderStatus === 'void') throw unprocessable('The order was voided; it cannot take a payment.');
+    const open = await repo.openOnOrder(tx, orderId);
+    if (open && open.id !== reuseId) {
+      throw conflict(
+        `Another payment (externalReference "${open.external_reference}") is still pending on this order. ` +
+          'Poll it until it is confirmed or failed, then submit again.',
+      );
+    }
+    return null;
+  }
+
+  /**
+   * The first transaction: lock the order, check it can take a payment, record the claim. A new
+   * payment is one statement (repo.claimOrder); the reads that explain a refusal run only then.
+   */
   async function claim(ctx: VenueContext, partnerId: string, ref: string, payload: PaymentPayload, reuse: repo.PaymentRow | null): Promise<Claim> {
     const now = clock.now();
     const event = submissionEvent(ctx.posType);
     const deadline = new Date(now.getTime() + deps.confirmationTimeoutS * 1000);
     try {
       return await ex.transaction().execute(async (tx): Promise<Claim> => {
-        const order = await orders.lock(tx, payload.orderId);
-        // Another request with this reference claimed first (we waited on its lock): replay it.
-        const same = await repo.findByRef(tx, partnerId, ref);
-        if (same && same.id !== reuse?.id) return { kind: 'race' };
-        if (order.status === 'closed') throw unprocessable('The order is already closed; it cannot take a payment.');
-        if (order.status === 'void') throw unprocessable('The order was voided; it cannot take a payment.');
-        const open = await repo.openOnOrder(tx, order.id);
-        if (open && open.id !== reuse?.id) {
-          throw conflict(
-            `Another payment (externalReference "${open.external_reference}") is still pending on this order. ` +
-              'Poll it until it is confirmed or failed, then submit again.',
-          );
-        }
         let payment: repo.PaymentRow | null;
         if (reuse) {
           // A retry after a failed forward: same paymentId, so a POS that did apply the first
           // attempt recognises it and never applies it twice.
+          const order = await orders.lock(tx, payload.orderId);
+          const refused = await refusal(tx, partnerId, ref, order.id, order.status, reuse.id);
+          if (refused) return refused;
           payment = await repo.moveStatus(tx, reuse.id, moveOf(event), now, { recordedAt: now, deadlineAt: deadline });
           if (!payment) return { kind: 'race' };
         } else {
-          payment = await repo.insertPayment(tx, {
+          const claimed = await repo.claimOrder(tx, {
             id: uuidv7(),
             partner_id: partnerId,
             external_reference: ref,
             venue_id: ctx.venue.id,
-            order_id: order.id,
+            order_id: payload.orderId,
             type: payload.type,
             amount_minor: payload.amountMinor,
             tip_minor: payload.tipMinor,
@@ -120,6 +134,10 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
             recorded_at: now,
             deadline_at: deadline,
           }, now);
+          payment = claimed.payment;
+          // Refused by a unique index or the order's status, yet nothing found to say why: the
+          // other claim has gone meanwhile, so try again.
+          if (!payment) return (await refusal(tx, partnerId, ref, payload.orderId, claimed.orderStatus, null)) ?? { kind: 'race' };
         }
         if (payment.status === 'confirmed') await outcomes.applyToOrder(tx, payment, now);
         // The request dispatches at once; the dispatch job takes over if the process dies first.
@@ -138,11 +156,10 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   /** The synchronous forward of an immediate venue. */
-  async function forwardNow(ctx: VenueContext, p: repo.PaymentRow): Promise<repo.PaymentRow> {
-    const order = (await orders.find(ctx.venue.id, p.order_id))!;
+  async function forwardNow(ctx: VenueContext, p: repo.PaymentRow, posOrderId: string): Promise<repo.PaymentRow> {
     let answer: PosPaymentAnswer;
     try {
-      answer = await ctx.pos.forwardPayment(ctx.connection.pos_venue_id, order.pos_order_id, forwardBody(p, ctx.venue.currency));
+      answer = await ctx.pos.forwardPayment(ctx.connection.pos_venue_id, posOrderId, forwardBody(p, ctx.venue.currency));
     } catch (err) {
       await outcomes.giveBack(p.id, err instanceof PosError ? err.kind : 'error');
       if (err instanceof PosError) {
@@ -186,14 +203,15 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   return {
     async submit(partnerId: string, venueId: string, orderId: string, body: SubmitPaymentBody): Promise<SubmitResult> {
       // A suspended venue still answers replays of payments it already has; new ones need it active.
-      const ctx = await contexts.connected(partnerId, venueId);
-      const payload = parsePayload(body, orderId, ctx.venue.currency);
-      const order = isUuid(orderId) ? await orders.find(ctx.venue.id, orderId) : null;
-      if (!order) throw notFound(ORDER_NOT_FOUND);
       const ref = body.externalReference;
+      const found = isUuid(venueId) ? await findSubmission(db, partnerId, venueId, orderId, ref) : null;
+      const ctx = contexts.connectedFrom(found?.scoped ?? null);
+      const payload = parsePayload(body, orderId, ctx.venue.currency);
+      const order = found!.order;
+      if (!order) throw notFound(ORDER_NOT_FOUND);
 
       for (let attempt = 0; attempt < 10; attempt++) {
-        let existing = await repo.findByRef(ex, partnerId, ref);
+        let existing = attempt === 0 ? found!.existing : await repo.findByRef(ex, partnerId, ref);
         if (existing) {
           const mismatch = payloadMismatch(payloadOf(existing), payload);
           if (mismatch.length) {
@@ -228,7 +246,12 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
         if (claimed.kind === 'race') continue;
 
         let p = claimed.payment;
-        if (p.status === 'in_flight') p = await forwardNow(ctx, p);
+        if (p.status === 'in_flight') {
+          p = await forwardNow(ctx, p, order.pos_order_id);
+          // The forward has an outcome, so the claim's recover job has nothing left to do: drop it
+          // now rather than let every process claim, run and delete it later.
+          if (p.status !== 'in_flight') await cancelJob(ex, paymentJobKey.recover(p.id));
+        }
         if (p.status === 'pending') p = await settleInline(p.id);
         return { statusCode: isTerminal(p.status) ? 200 : 202, replay: false, payment: await view(p, ctx.venue.currency) };
       }

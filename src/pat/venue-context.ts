@@ -1,6 +1,6 @@
 import { forbidden, notFound } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
-import type { ConnectedVenue, ConnectionsService } from '../pos-mirror/connections.service.ts';
+import type { ConnectedVenue, ConnectionsService, VenueWithConnection } from '../pos-mirror/connections.service.ts';
 
 // Every per-venue pay-at-table endpoint starts here: the venue must be in the token's scope (403
 // otherwise, for unknown ids too, so the topology is not leaked) and have an active POS connection
@@ -10,7 +10,7 @@ import type { ConnectedVenue, ConnectionsService } from '../pos-mirror/connectio
 export type VenueContext = ConnectedVenue;
 
 export interface VenueContextDeps {
-  connections: Pick<ConnectionsService, 'inScope'>;
+  connections: Pick<ConnectionsService, 'inScope' | 'resolveScoped'>;
 }
 
 export const NO_POS_CONNECTION = 'No POS connection found for this venue: pay-at-table is not active until the restaurant completes onboarding.';
@@ -21,12 +21,33 @@ export function suspendedMessage(reason: string | null): string {
   return `No POS connection found for this venue: its connection is suspended (${why}); pay-at-table is unavailable until it is resumed.`;
 }
 
+type Scoped = Awaited<ReturnType<ConnectionsService['inScope']>>;
+
+function connectedOf(found: Scoped): VenueContext {
+  if (!found) throw forbidden('The venue is not in this token’s scope.');
+  if (!found.connected) throw notFound(NO_POS_CONNECTION);
+  return found.connected;
+}
+
+function activeOf(ctx: VenueContext): VenueContext {
+  if (ctx.connection.status !== 'active') throw notFound(suspendedMessage(ctx.connection.suspended_reason));
+  return ctx;
+}
+
 export function createVenueContexts({ connections }: VenueContextDeps) {
   return {
     async active(partnerId: string, venueId: string): Promise<VenueContext> {
-      const ctx = await this.connected(partnerId, venueId);
-      if (ctx.connection.status !== 'active') throw notFound(suspendedMessage(ctx.connection.suspended_reason));
-      return ctx;
+      return activeOf(await this.connected(partnerId, venueId));
+    },
+
+    /** `connected`, from the venue and connection a caller read in its own statement (null: not in scope). */
+    connectedFrom(found: VenueWithConnection | null): VenueContext {
+      return connectedOf(connections.resolveScoped(found));
+    },
+
+    /** `active`, from the venue and connection a caller read in its own statement (null: not in scope). */
+    activeFrom(found: VenueWithConnection | null): VenueContext {
+      return activeOf(connectedOf(connections.resolveScoped(found)));
     },
 
     /**
@@ -34,10 +55,7 @@ export function createVenueContexts({ connections }: VenueContextDeps) {
      * venue stay readable (and replayable) while it is temporarily unavailable.
      */
     async connected(partnerId: string, venueId: string): Promise<VenueContext> {
-      const found = isUuid(venueId) ? await connections.inScope(partnerId, venueId) : null;
-      if (!found) throw forbidden('The venue is not in this token’s scope.');
-      if (!found.connected) throw notFound(NO_POS_CONNECTION);
-      return found.connected;
+      return connectedOf(isUuid(venueId) ? await connections.inScope(partnerId, venueId) : null);
     },
 
     /** spec 2.12: the venue's POS code and the pay-at-table capabilities of its POS type. */

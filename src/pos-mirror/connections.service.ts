@@ -10,7 +10,7 @@ import type { ConnectionRow, VenueRow } from './connections.repository.ts';
 import { scheduleOrderSync } from './sync.service.ts';
 import { importTables } from './tables.repository.ts';
 
-export type { ConnectionRow, SuspensionReason, VenueRow } from './connections.repository.ts';
+export type { ConnectionRow, SuspensionReason, VenueRow, VenueWithConnection } from './connections.repository.ts';
 
 // A venue's connection to a location of a POS: the one place that connects a venue (onboarding,
 // sandbox), switches a connection off and on (the operator's `venue suspend|resume`), and resolves
@@ -73,7 +73,11 @@ export function createConnectionsService({ db, clock, log, posTypes, posClients 
      * trip; null when the venue is not in the partner's scope (or does not exist).
      */
     async inScope(partnerId: string, venueId: string): Promise<{ venue: VenueRow; connected: ConnectedVenue | null } | null> {
-      const found = await repo.findScopedVenue(db.kysely, partnerId, venueId);
+      return this.resolveScoped(await repo.findScopedVenue(db.kysely, partnerId, venueId));
+    },
+
+    /** What inScope answers, from a venue and connection the caller read in its own statement. */
+    resolveScoped(found: repo.VenueWithConnection | null): { venue: VenueRow; connected: ConnectedVenue | null } | null {
       return found ? { venue: found.venue, connected: resolve(found) } : null;
     },
 

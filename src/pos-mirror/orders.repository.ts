@@ -21,15 +21,6 @@ export async function findByPosId(ex: Executor, venueId: string, posOrderId: str
   return rows[0] ?? null;
 }
 
-/** The stored open order on a POS table (merged tables: any order listing it). */
-export async function findOpenOrderForTable(ex: Executor, venueId: string, posTableId: string): Promise<OrderRow | null> {
-  const { rows } = await sql<OrderRow>`
-    SELECT * FROM orders
-    WHERE venue_id = ${venueId} AND status = 'open' AND ${posTableId} = ANY(pos_tables)
-    ORDER BY open_at DESC LIMIT 1`.execute(ex);
-  return rows[0] ?? null;
-}
-
 export async function listChecks(ex: Executor, orderIds: string[]): Promise<CheckRow[]> {
   if (orderIds.length === 0) return [];
   const { rows } = await sql<CheckRow>`
@@ -153,11 +144,14 @@ export async function announceClosedByPat(ex: Executor, orderId: string, now: Da
 
 /** Closes an order in the service (a confirmed payment settled it): its open checks close too. */
 export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
-  await sql`UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
-            WHERE id = ${orderId} AND status = 'open'`.execute(ex);
-  await sql`UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
-              payment_method = coalesce(${paymentMethod}, payment_method)
-            WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
+  // One round trip: a data-modifying WITH runs whatever the outer statement reads of it.
+  await sql`
+    WITH closed_order AS (
+      UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
+      WHERE id = ${orderId} AND status = 'open')
+    UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
+      payment_method = coalesce(${paymentMethod}, payment_method)
+    WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
 }
 
 /** What a seated reservation fixes on its order (the rest comes from the POS). */

@@ -40,10 +40,6 @@ export function createOrdersService({ db, clock, log }: OrdersServiceDeps) {
       return null;
     },
 
-    storedOpenOrderForTable(cv: ConnectedVenue, posTableId: string): Promise<OrderRow | null> {
-      return repo.findOpenOrderForTable(db.kysely, cv.venue.id, posTableId);
-    },
-
     /**
      * Re-reads one order from the POS and stores what it says (before a payment on a venue whose POS
      * supports bill retrieval, so a close or void made on the POS meanwhile is seen). An order the

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { AppError, STATUS_OF, type ErrorKind } from '../lib/errors.ts';
 import { fieldProblems } from '../lib/json-schema.ts';
 
@@ -58,6 +59,8 @@ export function toAppError(err: FastifyError | AppError | Error, mappings: reado
     const mapped = mapping(err);
     if (mapped) return mapped;
   }
+  // A database restart or outage is a moment's unavailability the caller may retry, not a 500 (ERR-08).
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
   const fe = err as FastifyError;
   if (fe.validation) {
     const problems = fieldProblems(fe.validation as any);
@@ -82,6 +85,19 @@ export function toAppError(err: FastifyError | AppError | Error, mappings: reado
     return new AppError(KIND_OF_STATUS[status] ?? 'bad_request', message);
   }
   return new AppError('internal', DEFAULT_MESSAGE[500]);
+}
+
+/** Seconds a client is asked to wait before retrying while the database is unavailable. */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+export function databaseUnavailable(): AppError {
+  return new AppError(
+    'unavailable',
+    'The service cannot reach its database just now; nothing was lost. Retry the request shortly; a payment retried ' +
+      'with the same externalReference is never recorded twice.',
+    null,
+    { 'retry-after': String(DATABASE_RETRY_AFTER_S) },
+  );
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
@@ -121,12 +137,12 @@ export function registerErrorHandling(app: FastifyInstance, isKnownPath: (path: 
   });
 
   // A path the API has, asked with a method it does not offer, is 403 (spec 7.1);
-  // a path it does not have is 404.
+  // a path it does not have is 404. Neither repeats the path (ERR-07): it is the caller's own input.
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     const error = isKnownPath(path)
-      ? new AppError('forbidden', `The method ${request.method} is not allowed on ${path}.`)
-      : new AppError('not_found', `No route ${request.method} ${path}.`);
+      ? new AppError('forbidden', `The method ${request.method} is not allowed on this path.`)
+      : new AppError('not_found', `No route matches ${request.method} on this path.`);
     return sendError(request, reply, error);
   });
 }

@@ -1,12 +1,31 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 // Prometheus metrics at /metrics: request counts and latency by route (the route pattern, never
 // the raw URL, so ids do not explode the label space) and status. One registry per app instance.
 
-export function registerMetrics(app: FastifyInstance): Registry {
+export interface MetricsOptions {
+  /** Bytes of the embedded database's WebAssembly memory, or null with PostgreSQL (issue 15). */
+  embeddedDbMemory?: () => number | null;
+}
+
+export function registerMetrics(app: FastifyInstance, opts: MetricsOptions = {}): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tableside_' });
+  const embeddedDbMemory = opts.embeddedDbMemory;
+  if (embeddedDbMemory) {
+    // WebAssembly memory grows and never shrinks: this is the "external" part of the process's
+    // resident size with an embedded store (docs/operations.md).
+    new Gauge({
+      name: 'tableside_embedded_db_memory_bytes',
+      help: 'Size of the embedded database (PGlite) WebAssembly memory, in bytes',
+      registers: [registry],
+      collect() {
+        const bytes = embeddedDbMemory();
+        if (bytes !== null) this.set(bytes);
+      },
+    });
+  }
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({
     name: 'tableside_http_requests_total',

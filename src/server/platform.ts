@@ -9,6 +9,7 @@ import { AppError } from '../lib/errors.ts';
 import type { TlsMaterial } from '../lib/tls.ts';
 import { registerAuth, type Authenticator, type FailureThrottle } from './auth.ts';
 import { registerErrorHandling, sendError, type ErrorMapping } from './errors.ts';
+import { clientErrorHandler, frameworkError, MAX_PARAM_LENGTH, registerInputGuards } from './input-guards.ts';
 import { healthRoutes } from './health.routes.ts';
 import { createHttpsOnlyServer } from './https-only.ts';
 import { loggableUrl } from './logger.ts';
@@ -24,7 +25,7 @@ import { validatorCompiler } from './validation.ts';
 
 export interface PlatformDeps {
   config: Pick<Config, 'trustProxy' | 'publicBaseUrl'>;
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pglite'>;
   tls: TlsMaterial;
   log: Logger;
   authenticator: Authenticator;
@@ -51,6 +52,10 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
     },
     serverFactory: (handler) => createHttpsOnlyServer(tls, handler, { trustProxy: config.trustProxy }),
     return503OnClosing: true,
+    // Router and parser errors in the envelope, and every parameter its schema accepts (ERR-07, LIM-22).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkError,
+    clientErrorHandler,
     // The HTTPS-only server and pino logger narrow Fastify's generics; the rest of the code
     // works with the plain instance type.
   }) as unknown as FastifyInstance;
@@ -66,6 +71,7 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
     }
   });
   registerErrorHandling(fastify, (path) => paths.find('GET', path) !== null, deps.errorMappings);
+  registerInputGuards(fastify);
 
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -89,7 +95,8 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
   fastify.removeContentTypeParser('text/plain');
   await fastify.register(formbody, { bodyLimit: BODY_LIMIT });
   await registerOpenApi(fastify, config.publicBaseUrl);
-  registerMetrics(fastify);
+  const pglite = db.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined;
+  registerMetrics(fastify, { embeddedDbMemory: pglite ? () => pglite.Module?.HEAPU8?.length ?? null : undefined });
   registerAuth(fastify, { auth: deps.authenticator, limiter: deps.throttle });
   await fastify.register(healthRoutes, { db });
   return fastify;

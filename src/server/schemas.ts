@@ -36,6 +36,7 @@ const DESCRIPTION: Record<number, string> = {
   422: 'Unprocessable.',
   429: 'Too many failed authentications; see Retry-After.',
   502: 'POS forwarding failure.',
+  503: 'The database is unavailable for a moment; retry after Retry-After seconds (a payment with the same externalReference).',
 };
 
 const ref = (id: string, description: string) => Type.Unsafe<unknown>({ $ref: `${id}#`, description });

@@ -145,10 +145,14 @@ describeEachStore('content venues', (store) => {
       expect(empty.body).toEqual(expected);
     });
 
-    it('[DES-132] GET and PUT of an unknown or malformed venue id → 404, never a 5xx', async () => {
-      for (const id of ['0198a5c4-1111-7222-8333-444455556666', 'abc', '%00']) {
+    it('[DES-132] [ERR-06] GET and PUT of an unknown or malformed venue id → 404 (a NUL in it: 400 naming venueId), never a 5xx', async () => {
+      for (const id of ['0198a5c4-1111-7222-8333-444455556666', 'abc']) {
         expect((await app.http.get(`/v1/rms/venues/${id}`, { token: key })).status, id).toBe(404);
         expect((await app.http.put(`/v1/rms/venues/${id}`, { token: key, body: { name: 'x' } })).status, id).toBe(404);
+      }
+      for (const res of [await app.http.get('/v1/rms/venues/%00', { token: key }), await app.http.put('/v1/rms/venues/%00', { token: key, body: { name: 'x' } })]) {
+        expect(res.status).toBe(400);
+        expect(res.body.error.details).toHaveProperty('venueId');
       }
     });
 

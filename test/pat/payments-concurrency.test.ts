@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startSimulator } from '../../pos-simulator/src/index.ts';
+import type { VenueBehaviour } from '../../pos-simulator/src/index.ts';
 import { openPostgres } from '../../src/db/db.ts';
 import { startServe } from '../helpers/cli.ts';
-import { startCluster as cluster } from '../helpers/cluster.ts';
+import { onboardClusterVenue, startCluster as cluster, type Cluster } from '../helpers/cluster.ts';
 import { availableStores, describePostgres } from '../helpers/db.ts';
-import { HttpClient } from '../helpers/http.ts';
 import { POS, startPatWorld } from '../helpers/pat.ts';
 import { eventually } from '../helpers/eventually.ts';
 
@@ -56,19 +55,7 @@ for (const store of availableStores()) {
 }
 
 describePostgres('several serve processes on one database', () => {
-  async function onboard(c: { sim: Awaited<ReturnType<typeof startSimulator>>; clients: HttpClient[]; token: string }, posType: string, behaviour: unknown) {
-    const posVenueId = `cluster-${posType}`;
-    await c.sim.control.createVenue({ id: posVenueId, currency: 'EUR', tables: Array.from({ length: 8 }, (_, i) => ({ id: String(i + 1), name: `T${i + 1}` })), menu: [{ sku: 'X', name: 'Dish', price: 10 }], behaviour: behaviour as never });
-    const created = await c.clients[0].post('/v1/pat/venues', {
-      token: c.token,
-      body: { name: 'Cluster venue', address: 'a', city: 'Madrid', postalCode: '1', country: 'ES', timezone: 'Europe/Madrid', currency: 'EUR', posType },
-    });
-    const url = new URL(created.body.onboarding.url);
-    const page = await c.clients[0].post(`${url.pathname}${url.search}`, { body: `posVenueId=${posVenueId}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(page.status).toBe(200);
-    const tables = (await c.clients[0].get(`/v1/pat/venue/${created.body.id}/tables`, { token: c.token })).body.tables as Array<{ id: string; name: string }>;
-    return { venueId: created.body.id as string, posVenueId, tableId: (name: string) => tables.find((t) => t.name === name)!.id };
-  }
+  const onboard = (c: Cluster, posType: string, behaviour: unknown) => onboardClusterVenue(c, posType, behaviour as VenueBehaviour);
 
   it('[DES-050] one externalReference submitted to two processes at once yields one payment and one forward', async () => {
     const c = await cluster(2);

@@ -154,14 +154,15 @@ describeEachStore('deferred payments', (store) => {
     });
 
     it('[PAY-31] [DES-104] a POS confirmation after the timeout is not applied; it is recorded for reconciliation', async () => {
-      const v = await venueWith({ payment: 'deferred', delayMs: 2500, outcome: 'confirmed' });
+      // Long enough that the final check at the deadline (PAY-75) still finds it pending.
+      const v = await venueWith({ payment: 'deferred', delayMs: 5000, outcome: 'confirmed' });
       const { orderId, posOrderId } = await orderOn(v);
       const externalReference = ref();
       expect((await w.pay(v, orderId, { externalReference, amount: 29, type: 'full' })).status).toBe(202);
       clock.advance(120_000);
       await w.app.service.runner.runDue();
       expect((await w.paymentStatus(v, orderId, externalReference)).body.failureCode).toBe('pos_confirmation_timeout');
-      // The simulator confirms 2.5 s after receipt, real time (its order closes then); the late check
+      // The simulator confirms 5 s after receipt, real time (its order closes then); the late check
       // asks it 30 s (service time) later.
       await eventually(async () => expect((await w.sim.control.getOrder(v.posVenueId, posOrderId)).status).toBe('closed'), {
         what: 'the simulator to confirm the payment',

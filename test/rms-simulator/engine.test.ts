@@ -159,6 +159,32 @@ describe('availability', () => {
     }), { numRuns: 200 });
   });
 
+  it('[BKG-11] a party on one table of a joinable combination leaves every counted spot bookable (fast-check seed -443423267: combination [T3,T0,T1] of max 3)', () => {
+    const table = (id: string, maxCovers: number) => ({ id, name: id, minCovers: 1, maxCovers, areaId: null, posTableId: null });
+    const venue: VenueConfig = {
+      ...defaultVenue('v'), timezone: 'Europe/London', minCovers: 1, maxCovers: 3,
+      tables: [table('T0', 4), table('T1', 2), table('T2', 1), table('T3', 4)],
+      combinations: [{ tables: ['T3', 'T0', 'T1'], minCovers: 2, maxCovers: 3 }],
+      hours: everyDay([{ open: '00:00', close: '00:30' }]), slotIntervalMinutes: 15, turnTimes: [], defaultTurnMinutes: 30,
+      pacing: { maxCoversPerSlot: null, maxBookingsPerSlot: null }, company: { minAdvanceBooking: 0, minAdvanceBookingCancelling: 0 },
+    };
+    // Empty, a party of 3 is seated at the combination (tightest fit), so one spot is open, though
+    // the tables could hold two parties of 3 (T0 and T3).
+    expect(availability(venue, [], DAY, 3, null, NOW).slots[0]).toMatchObject({ totalSpots: 2, openSpots: 1 });
+    const bookings = play(venue, [{ partySize: 2, slot: 0 }]);
+    expect(bookings.map((b) => b.tables)).toEqual([['T1']]);
+    const start = bookings[0].start;
+    // With T1 taken the combination is gone and T0 and T3 each seat a party of 3: two spots, both bookable.
+    expect(availability(venue, bookings, DAY, 3, null, NOW).slots[0]).toMatchObject({ totalSpots: 2, openSpots: 2 });
+    for (const [n, tables] of [['T0'], ['T3']].entries()) {
+      const d = decide(venue, bookings, { partySize: 3, start, areaId: null }, NOW);
+      expect(d).toMatchObject({ ok: true, tables });
+      if (d.ok) bookings.push({ id: `n${n}`, status: 'confirmed', partySize: 3, start, end: d.end, tables: d.tables });
+    }
+    expect(availability(venue, bookings, DAY, 3, null, NOW).slots[0]).toMatchObject({ totalSpots: 2, openSpots: 0 });
+    expect(decide(venue, bookings, { partySize: 3, start, areaId: null }, NOW)).toMatchObject({ ok: false, code: 'slot_unavailable' });
+  });
+
   it('[BKG-11] slots closer than minAdvanceBooking show no open spots; party sizes outside min/max covers get no slots', () => {
     const venue: VenueConfig = { ...defaultVenue('v'), tables: [{ id: 'A', name: 'A', minCovers: 1, maxCovers: 4, areaId: null, posTableId: null }], company: { minAdvanceBooking: 3600, minAdvanceBookingCancelling: 0 }, minCovers: 2, maxCovers: 4 };
     const now = Date.parse(`${DAY}T11:30:00Z`); // 12:30 in London: the 12:00-13:15 lunch slots are within the hour

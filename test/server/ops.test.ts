@@ -38,6 +38,13 @@ describe('operations endpoints', () => {
     expect(res.text).toMatch(/tableside_http_request_duration_seconds_bucket\{le="0\.1",method="GET",route="\/v1\/pat\/venues",status="200"\}/);
   });
 
+  it('GET /metrics shows the embedded database\'s WebAssembly memory (issue 15: what holds an embedded server\'s memory)', async () => {
+    const res = await app.http.get('/metrics');
+    const bytes = Number(/^tableside_embedded_db_memory_bytes (\d+)$/m.exec(res.text)?.[1]);
+    // PGlite's memory is tens of megabytes at least; the gauge must report the real size, not a placeholder.
+    expect(bytes).toBeGreaterThan(16 * 1024 * 1024);
+  });
+
   it('[DES-010] GET /openapi.json is a valid OpenAPI document listing every /v1 route with operationId, summary and error responses', async () => {
     const res = await app.http.get('/openapi.json');
     expect(res.status).toBe(200);
