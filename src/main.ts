@@ -136,10 +136,36 @@ export function buildProgram(): Command {
     .description('create a booking channel')
     .requiredOption('--name <name>', 'channel name')
     .option('--logo <url>', 'logo URL')
+    .option('--protocol <protocol>', 'tableside (the /v1/bc channel API, an API key) or google-v3 (Booking Server v3, Basic auth)', 'tableside')
     .option('--json', 'print one JSON object')
-    .action(async (opts: { name: string; logo?: string; json?: boolean }) => {
-      const result = await operator('channel.create', { name: opts.name, logo: opts.logo });
+    .action(async (opts: { name: string; logo?: string; protocol: string; json?: boolean }) => {
+      const result = await operator('channel.create', { name: opts.name, logo: opts.logo, protocol: opts.protocol });
       print(!!opts.json, result, lines(result));
+    });
+
+  const feeds = program.command('feeds').description("Google's merchant, services and availability feeds of a google-v3 channel");
+  feeds
+    .command('export')
+    .description('write the feeds of a channel as JSON files, one per shard')
+    .requiredOption('--channel <id>', 'a google-v3 channel id')
+    .requiredOption('--out <dir>', 'directory to write into (created if missing)')
+    .option('--shard-size <n>', 'at most n records per availability shard (default 10000)')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { channel: string; out: string; shardSize?: string; json?: boolean }) => {
+      const { resolve } = await import('node:path');
+      const result = await operator('feeds.export', { channel: opts.channel, out: resolve(opts.out), shardSize: opts.shardSize });
+      print(!!opts.json, result, lines(result));
+    });
+  feeds
+    .command('validate')
+    .description('check a feed set: metadata, shards under one nonce, spots, horizon, duplicates, one service id')
+    .argument('<dir>', 'directory of a feed set')
+    .option('--json', 'print one JSON object')
+    .action(async (dir: string, opts: { json?: boolean }) => {
+      const { validateFeedDir, printValidation } = await import('./channels/feeds.validate.ts');
+      const result = await validateFeedDir(dir);
+      process.stdout.write(`${printValidation(result, !!opts.json)}\n`);
+      process.exitCode = result.ok ? 0 : 1;
     });
 
   const venue = program.command('venue').description("a venue's POS connection (the operator's switch)");

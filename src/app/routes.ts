@@ -3,6 +3,9 @@ import { analyticsOrdersRoutes } from '../analytics/orders.routes.ts';
 import { analyticsVenuesRoutes } from '../analytics/venues.routes.ts';
 import type { FailureLimiter } from '../auth/failure-limiter.ts';
 import { oauthRoutes } from '../auth/oauth.routes.ts';
+import { bcRoutes } from '../channels/bc.routes.ts';
+import { v3Routes } from '../channels/v3.routes.ts';
+import { feedsRoutes } from '../channels/feeds.routes.ts';
 import { areasRoutes } from '../content/areas.routes.ts';
 import { brandsRoutes } from '../content/brands.routes.ts';
 import { channelsRoutes } from '../content/channels.routes.ts';
@@ -50,4 +53,9 @@ export async function mountRoutes(fastify: FastifyInstance, s: Services, deps: {
   await fastify.register(bookingServicesRoutes, { bookingServices: s.bookingServices });
   await fastify.register(noticesRoutes, { notices: s.notices });
   await fastify.register(feedRoutes, { feed: s.feed });
+
+  // Booking channels (DESIGN 8.4): each plugin authenticates its channels itself
+  await fastify.register(bcRoutes, { api: s.channelApi, access: s.channelAccess, limiter: deps.limiter });
+  await fastify.register(v3Routes, { v3: s.v3, access: s.channelAccess, limiter: deps.limiter });
+  await fastify.register(feedsRoutes, { feeds: s.channelFeeds, access: s.channelAccess, limiter: deps.limiter });
 }

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from '../lib/tls.ts';
 import { startAdminServer, type AdminServer } from '../operator/admin-server.ts';
 import { loadPosTypes } from '../pos/pos-types.ts';
+import { ensureSandboxChannels, previousSandboxChannels, writeSandboxChannels } from '../sandbox/channels.ts';
 import { connectSandboxRms, startSandboxRms, writeSandboxRms, type RmsSimulator } from '../sandbox/rms.ts';
 import { sandboxFile, setupSandbox, type SandboxFile } from '../sandbox/sandbox.ts';
 import { sandboxPosTypes, startSandboxSimulator, type Simulator } from '../sandbox/simulator.ts';
@@ -114,6 +115,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
 
     let sandbox: SandboxFile | null = null;
     if (config.sandbox) {
+      const previousChannels = previousSandboxChannels(sandboxFile(config.dataDir));
       sandbox = await setupSandbox({
         db: store.db,
         clock,
@@ -135,6 +137,12 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
           venues: s.venues, bookingServices: s.bookingServices, rmsClients: s.rmsClients, log,
         });
         sandbox = writeSandboxRms(sandboxFile(config.dataDir), sandbox, rms);
+        // DESIGN 8.6: a channel of each protocol, linked to the RMS venues.
+        const channels = await ensureSandboxChannels({
+          previous: previousChannels, partnerId: sandbox.partnerId, venueIds: rms.venues.map((v) => v.id),
+          channels: s.channels, access: s.channelAccess, log,
+        });
+        sandbox = writeSandboxChannels(sandboxFile(config.dataDir), sandbox, channels);
       }
     }
 

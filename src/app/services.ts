@@ -5,6 +5,10 @@ import { createAuthService } from '../auth/auth.service.ts';
 import type { Config } from '../config.ts';
 import { createAreasService } from '../content/areas.service.ts';
 import { createBrandsService } from '../content/brands.service.ts';
+import { createChannelAccessService } from '../channels/access.service.ts';
+import { createChannelApiService } from '../channels/bc.service.ts';
+import { createV3Service } from '../channels/v3.service.ts';
+import { createFeedsService } from '../channels/feeds.service.ts';
 import { createChannelsService } from '../content/channels.service.ts';
 import { createCompaniesService } from '../content/companies.service.ts';
 import { createVenuesService } from '../content/venues.service.ts';
@@ -107,6 +111,12 @@ export function buildServices(deps: ServiceDeps) {
   const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
   const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
 
+  // Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds
+  const channelAccess = createChannelAccessService({ db, clock });
+  const channelApi = createChannelApiService({ db, clock, bookings, availability });
+  const v3 = createV3Service({ db, clock, api: channelApi, availability });
+  const channelFeeds = createFeedsService({ db, clock, feed });
+
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
     ...payments.jobs(),
@@ -126,6 +136,7 @@ export function buildServices(deps: ServiceDeps) {
       webhookEndpoints,
       seating, rmsSeating,
       rmsClients, bookingServices, bookings, notices, feed, availability,
+      channelAccess, channelApi, v3, channelFeeds,
     },
     jobs,
   };

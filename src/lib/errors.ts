@@ -5,6 +5,8 @@ export type ErrorKind =
   | 'bad_request'
   | 'validation'
   | 'unauthorized'
+  /** 402: valid parameters, but the business said no (a booking channel's failure codes, DESIGN 8.4a). */
+  | 'payment_required'
   | 'forbidden'
   | 'not_found'
   | 'conflict'
@@ -20,6 +22,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   bad_request: 400,
   validation: 400,
   unauthorized: 401,
+  payment_required: 402,
   forbidden: 403,
   not_found: 404,
   conflict: 409,

@@ -1,4 +1,6 @@
 import { parseAccess, type AuthService } from '../auth/auth.service.ts';
+import { isChannelSecret, PROTOCOLS, type ChannelAccessService } from '../channels/access.service.ts';
+import type { FeedsService } from '../channels/feeds.service.ts';
 import type { ChannelsService } from '../content/channels.service.ts';
 import type { Db } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
@@ -15,6 +17,8 @@ import type { ConnectionRow, ConnectionsService } from '../pos-mirror/connection
 export interface OperatorServices {
   auth: Pick<AuthService, 'createPartner' | 'grantVenue' | 'issueToken' | 'revokeToken' | 'revokeKey'>;
   channels: Pick<ChannelsService, 'create'>;
+  channelAccess: Pick<ChannelAccessService, 'issue' | 'revoke'>;
+  channelFeeds: Pick<FeedsService, 'export'>;
   connections: Pick<ConnectionsService, 'suspend' | 'resume'>;
 }
 
@@ -60,12 +64,21 @@ export const COMMANDS = {
     return { revoked: true };
   },
   async 'key.revoke'({ services }: CommandDeps, args: Args) {
-    await services.auth.revokeKey(text(args, 'key'));
+    const key = text(args, 'key');
+    // A channel's API key or Basic password is revoked the same way (DESIGN 8.4).
+    await (isChannelSecret(key) ? services.channelAccess.revoke(key) : services.auth.revokeKey(key));
     return { revoked: true };
   },
   async 'channel.create'({ services }: CommandDeps, args: Args) {
     const logo = args.logo === undefined ? undefined : String(args.logo);
-    return services.channels.create({ name: text(args, 'name'), logo });
+    const protocol = args.protocol === undefined ? 'tableside' : String(args.protocol);
+    if (!(PROTOCOLS as readonly string[]).includes(protocol)) throw badRequest(`--protocol must be one of ${PROTOCOLS.join(', ')}`);
+    const channel = await services.channels.create({ name: text(args, 'name'), logo });
+    return { ...channel, ...(await services.channelAccess.issue(channel.id, protocol)) };
+  },
+  // Google's feeds of a google-v3 channel, written as files (DESIGN 8.4c); `out` is absolute (main.ts).
+  async 'feeds.export'({ services }: CommandDeps, args: Args) {
+    return services.channelFeeds.export(text(args, 'channel'), text(args, 'out'), optionalInt(args, 'shardSize'));
   },
   // A venue's POS connection, switched off and on by the operator (a suspended venue is
   // temporarily unavailable to pay-at-table and analytics).

@@ -17,17 +17,17 @@ export async function findVenue(ex: Executor, venueId: string): Promise<VenueFor
 
 const COLUMNS = sql`b.id, b.partner_id, b.venue_id, b.rms_venue_id, b.rms_booking_id, b.channel_id, b.channel_name, b.sync,
   b.refusal_code, b.status, b.party_size, b.start_at, b.area_id, b.tables, b.contact, b.notes, b.deposit, b.rms_updated_at,
-  b.version, b.created_at, b.updated_at, b.request, b.idempotency_key, v.currency`;
+  b.version, b.created_at, b.updated_at, b.request, b.idempotency_key, b.request_hash, v.currency`;
 
 interface Row {
   id: string; partner_id: string; venue_id: string; rms_venue_id: string; rms_booking_id: string | null;
   channel_id: string | null; channel_name: string | null; sync: BookingRecord['sync']; refusal_code: string | null;
   status: BookingRecord['status']; party_size: number; start_at: Date; area_id: string | null; tables: string[] | null;
   contact: BookingRecord['contact']; notes: string | null; deposit: BookingRecord['deposit']; rms_updated_at: Date | null;
-  version: number; created_at: Date; updated_at: Date; request: CreateBookingRequest; idempotency_key: string; currency: string;
+  version: number; created_at: Date; updated_at: Date; request: CreateBookingRequest; idempotency_key: string; request_hash: string | null; currency: string;
 }
 
-export type StoredBooking = BookingRecord & { request: CreateBookingRequest; idempotencyKey: string };
+export type StoredBooking = BookingRecord & { request: CreateBookingRequest; idempotencyKey: string; requestHash: string | null };
 
 function toRecord(r: Row): StoredBooking {
   return {
@@ -36,7 +36,7 @@ function toRecord(r: Row): StoredBooking {
     sync: r.sync, refusalCode: r.refusal_code, status: r.status, partySize: r.party_size, start: r.start_at,
     areaId: r.area_id, tables: r.tables, contact: r.contact, notes: r.notes, deposit: r.deposit, currency: r.currency,
     rmsUpdatedAt: r.rms_updated_at, version: r.version, createdAt: r.created_at, updatedAt: r.updated_at,
-    request: r.request, idempotencyKey: r.idempotency_key,
+    request: r.request, idempotencyKey: r.idempotency_key, requestHash: r.request_hash,
   };
 }
 
@@ -68,14 +68,16 @@ export interface NewBooking {
   id: string; partnerId: string; venueId: string; rmsVenueId: string; idempotencyKey: string;
   channel: { id: string; name: string } | null; partySize: number; start: Date; areaId: string | null;
   contact: BookingRecord['contact']; notes: string | null; request: CreateBookingRequest;
+  /** The caller's request fingerprint for its idempotency key (channel bookings, migration 014). */
+  requestHash?: string | null;
 }
 
 export async function insertCreating(ex: Executor, b: NewBooking, now: Date): Promise<void> {
   await sql`INSERT INTO bookings (id, partner_id, venue_id, rms_venue_id, idempotency_key, channel_id, channel_name, sync,
-      party_size, start_at, area_id, contact, notes, request, created_at, updated_at)
+      party_size, start_at, area_id, contact, notes, request, request_hash, created_at, updated_at)
     VALUES (${b.id}, ${b.partnerId}, ${b.venueId}, ${b.rmsVenueId}, ${b.idempotencyKey}, ${b.channel?.id ?? null},
       ${b.channel?.name ?? null}, 'creating', ${b.partySize}, ${b.start}, ${b.areaId}, ${JSON.stringify(b.contact)}::jsonb,
-      ${b.notes}, ${JSON.stringify(b.request)}::jsonb, ${now}, ${now})`.execute(ex);
+      ${b.notes}, ${JSON.stringify(b.request)}::jsonb, ${b.requestHash ?? null}, ${now}, ${now})`.execute(ex);
 }
 
 /** The RMS accepted the create: its id and the state it answered. Only from 'creating'. */

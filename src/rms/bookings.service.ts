@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Db, Executor } from '../db/db.ts';
 import { cancelJob, scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
-import { AppError, notFound } from '../lib/errors.ts';
+import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { BookingServicesService } from './booking-services.service.ts';
 import { bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type RmsFields } from './bookings.fns.ts';
@@ -34,6 +35,8 @@ export interface CreateBookingInput {
   paymentToken?: string;
   /** The caller's idempotency key, already scoped by the caller: a repeat answers the same booking. */
   idempotencyKey?: string;
+  /** The fingerprint of the caller's request: the same key with another fingerprint is a 409. */
+  requestHash?: string;
 }
 
 export interface CreateResult {
@@ -128,11 +131,19 @@ export function createBookingsService(deps: BookingsDeps) {
     return 'updated';
   }
 
+  /** A repeat of a create under the same key: the same booking, unless the request differs (409). */
+  function sameRequest(seen: StoredBooking, input: CreateBookingInput): StoredBooking {
+    if (input.requestHash && seen.requestHash && seen.requestHash !== input.requestHash) {
+      throw conflict('This Idempotency-Key was already used with a different request; use a new key for a new booking.');
+    }
+    return seen;
+  }
+
   const service = {
     async create(input: CreateBookingInput): Promise<CreateResult> {
       if (input.idempotencyKey) {
         const seen = await findByIdempotencyKey(db.kysely, input.idempotencyKey);
-        if (seen) return service.resume(seen);
+        if (seen) return service.resume(sameRequest(seen, input));
       }
       const venue = await findVenue(db.kysely, input.venueId);
       if (!venue) throw notFound(`Venue ${input.venueId} not found.`);
@@ -153,15 +164,23 @@ export function createBookingsService(deps: BookingsDeps) {
         ...(input.paymentToken ? { paymentToken: input.paymentToken } : {}),
       };
       const now = clock.now();
-      await ownTx(async (tx) => {
-        await insertCreating(tx, {
-          id, partnerId, venueId: venue.id, rmsVenueId: venue.externalId!, idempotencyKey: input.idempotencyKey ?? id,
-          channel: input.channel, partySize: input.partySize, start: input.date, areaId: input.areaId ?? null,
-          contact: input.contact, notes: input.notes ?? null, request,
-        }, now);
-        // Scheduled with the record, so a process that dies mid-call still gets the create resolved.
-        await scheduleJob(tx, { kind: RMS_CREATE_JOB, dedupeKey: jobKey(id), payload: { bookingId: id }, runAt: new Date(now.getTime() + deps.rmsTimeoutMs + 5000) }, now);
-      });
+      try {
+        await ownTx(async (tx) => {
+          await insertCreating(tx, {
+            id, partnerId, venueId: venue.id, rmsVenueId: venue.externalId!, idempotencyKey: input.idempotencyKey ?? id,
+            channel: input.channel, partySize: input.partySize, start: input.date, areaId: input.areaId ?? null,
+            contact: input.contact, notes: input.notes ?? null, request, requestHash: input.requestHash ?? null,
+          }, now);
+          // Scheduled with the record, so a process that dies mid-call still gets the create resolved.
+          await scheduleJob(tx, { kind: RMS_CREATE_JOB, dedupeKey: jobKey(id), payload: { bookingId: id }, runAt: new Date(now.getTime() + deps.rmsTimeoutMs + 5000) }, now);
+        });
+      } catch (err) {
+        // The same key arrived at once elsewhere (another process): the unique key decided; answer its booking.
+        if (!input.idempotencyKey || !isUniqueViolation(err, 'bookings_idempotency_key_key')) throw err;
+        const seen = await findByIdempotencyKey(db.kysely, input.idempotencyKey);
+        if (!seen) throw err;
+        return service.resume(sameRequest(seen, input));
+      }
       return service.resume((await findBooking(db.kysely, id))!);
     },
 

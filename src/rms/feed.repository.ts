@@ -82,3 +82,13 @@ export async function snapshotRows(ex: Executor, partnerId: string, rmsVenueId: 
     WHERE partner_id = ${partnerId} AND rms_venue_id = ${rmsVenueId} AND date = ${date}::date AND party_size = ${partySize}`.execute(ex);
   return rows;
 }
+
+export interface VenueSnapshotRow { date: string; party_size: number; duration: number | null; slots: Array<ReturnType<typeof slotWire>> }
+
+/** Every area-less record of one RMS venue's snapshot between two venue-local dates (inclusive). */
+export async function snapshotVenueRows(ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string): Promise<VenueSnapshotRow[]> {
+  const { rows } = await sql<VenueSnapshotRow>`SELECT to_char(date, 'YYYY-MM-DD') AS date, party_size, duration, slots FROM rms_availability
+    WHERE partner_id = ${partnerId} AND rms_venue_id = ${rmsVenueId} AND date BETWEEN ${from}::date AND ${to}::date AND area_id IS NULL
+    ORDER BY date, party_size`.execute(ex);
+  return rows;
+}

@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import { validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { MAX_PROBLEMS, readRecord, type FeedRecord } from './feed.fns.ts';
 import {
-  dropNonce, findSnapshot, incompleteNonces, lockNonce, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, stageRecords,
+  dropNonce, findSnapshot, incompleteNonces, lockNonce, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
 } from './feed.repository.ts';
 import type { FeedBody, FeedStatus } from './feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
@@ -147,6 +147,24 @@ export function createFeedService(deps: FeedDeps) {
         completedAt: snapshot.completed_at,
         duration: row.duration,
         slots: row.slots.map((s) => ({ start: new Date(s.startSec * 1000), totalSpots: s.totalSpots, openSpots: s.openSpots, deposit: s.deposit, depositAmount: s.depositAmount, requiresCc: s.requiresCc })),
+      };
+    },
+
+    /**
+     * One RMS venue's snapshot records (area-less) between two venue-local dates, for the channels'
+     * feeds (DESIGN 8.4c); null when the partner has no complete snapshot.
+     */
+    async snapshotVenue(partnerId: string, rmsVenueId: string, from: string, to: string) {
+      const snapshot = await findSnapshot(db.kysely, partnerId);
+      if (!snapshot) return null;
+      const rows = await snapshotVenueRows(db.kysely, partnerId, rmsVenueId, from, to);
+      return {
+        nonce: snapshot.nonce,
+        completedAt: snapshot.completed_at,
+        records: rows.map((r) => ({
+          date: r.date, partySize: r.party_size, duration: r.duration,
+          slots: r.slots.map((s) => ({ startSec: s.startSec, totalSpots: s.totalSpots, openSpots: s.openSpots })),
+        })),
       };
     },
   };

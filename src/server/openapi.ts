@@ -23,6 +23,8 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Content API key (tsk_…), issued by the operator.' },
+          channelKey: { type: 'http', scheme: 'bearer', description: 'Booking channel API key (tbc_…), from `tableside channel create --protocol tableside`.' },
+          channelBasic: { type: 'http', scheme: 'basic', description: 'A google-v3 channel\'s username and password, from `tableside channel create --protocol google-v3`.' },
           accessToken: {
             type: 'oauth2',
             description: 'Access token (tat_…) from POST /oauth/token (client credentials) or the operator CLI.',

@@ -91,15 +91,44 @@ describe('with a server owning the data directory', () => {
     const a = jsonOf(await cli('partner', 'create', '--name', 'A', '--access', 'rms', '--json'));
     const b = jsonOf(await cli('partner', 'create', '--name', 'B', '--access', 'rms', '--json'));
     const channel = jsonOf(await cli('channel', 'create', '--name', 'Reserve with Search', '--logo', 'https://cdn.example.com/rws.png', '--json'));
-    expect(channel).toEqual({ id: expect.any(String), name: 'Reserve with Search', logo: 'https://cdn.example.com/rws.png' });
+    expect(channel).toEqual({ id: expect.any(String), name: 'Reserve with Search', logo: 'https://cdn.example.com/rws.png', protocol: 'tableside', credentials: { apiKey: expect.any(String) } });
     for (const key of [a.apiKey, b.apiKey]) {
       const list = await http.get('/v1/rms/booking-channels', { token: key });
       expect(list.status).toBe(200);
-      expect(list.body.data).toContainEqual(channel);
+      expect(list.body.data).toContainEqual({ id: channel.id, name: channel.name, logo: channel.logo });
     }
     expect(jsonOf(await cli('key', 'revoke', '--key', a.apiKey, '--json'))).toEqual({ revoked: true });
     expect((await http.get('/v1/rms/booking-channels', { token: a.apiKey })).status).toBe(401);
     expect((await http.get('/v1/rms/booking-channels', { token: b.apiKey })).status).toBe(200);
+  });
+
+  it('[CHN-01] channel create --protocol tableside answers credentials.apiKey, google-v3 a Basic username and password; key revoke ends either', async () => {
+    const bc = jsonOf(await cli('channel', 'create', '--name', 'Booking site', '--protocol', 'tableside', '--json'));
+    expect(bc).toMatchObject({ protocol: 'tableside', credentials: { apiKey: expect.stringMatching(/^tbc_/) } });
+    expect(Object.keys(bc.credentials)).toEqual(['apiKey']);
+    const google = jsonOf(await cli('channel', 'create', '--name', 'Reserve with Google', '--protocol', 'google-v3', '--json'));
+    expect(google).toMatchObject({ protocol: 'google-v3', credentials: { username: expect.any(String), password: expect.stringMatching(/^tbp_/) } });
+    expect(Object.keys(google.credentials).sort()).toEqual(['password', 'username']);
+    const basic = `Basic ${Buffer.from(`${google.credentials.username}:${google.credentials.password}`).toString('base64')}`;
+    expect((await http.get('/v1/bc/venues', { token: bc.credentials.apiKey })).status).toBe(200);
+    expect((await http.get('/v3/HealthCheck', { headers: { authorization: basic } })).status).toBe(200);
+    expect(jsonOf(await cli('key', 'revoke', '--key', bc.credentials.apiKey, '--json'))).toEqual({ revoked: true });
+    expect(jsonOf(await cli('key', 'revoke', '--key', google.credentials.password, '--json'))).toEqual({ revoked: true });
+    expect((await http.get('/v1/bc/venues', { token: bc.credentials.apiKey })).status).toBe(401);
+    expect((await http.get('/v3/HealthCheck', { headers: { authorization: basic } })).status).toBe(401);
+    const bad = await cli('channel', 'create', '--name', 'X', '--protocol', 'carrier-pigeon', '--json');
+    expect(bad.code).not.toBe(0);
+  });
+
+  it('[CHN-17] [CHN-19] feeds export writes a google-v3 channel\'s feed set through the running server, and feeds validate accepts it', async () => {
+    const google = jsonOf(await cli('channel', 'create', '--name', 'Feeds', '--protocol', 'google-v3', '--json'));
+    const out = join(mkdtempSync(join(tmpdir(), 'tableside-cli-feeds-')), 'set');
+    const exported = jsonOf(await cli('feeds', 'export', '--channel', google.id, '--out', out, '--shard-size', '100', '--json'));
+    expect(exported).toMatchObject({ channelId: google.id, nonce: expect.any(String), dir: out, records: 0 });
+    expect(exported.files).toHaveLength(3);
+    expect(jsonOf(await cli('feeds', 'validate', out, '--json'))).toMatchObject({ ok: true });
+    const bc = jsonOf(await cli('channel', 'create', '--name', 'Not google', '--json'));
+    expect((await cli('feeds', 'export', '--channel', bc.id, '--out', out, '--json')).code).not.toBe(0);
   });
 
   it('[DES-056] partner grant puts a venue in the partner’s scope', async () => {

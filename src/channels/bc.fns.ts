@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { toWire } from '../lib/money.ts';
+import type { RmsContact, Slot } from '../rms/rms-client.fns.ts';
+
+// Pure rules of the channel API (DESIGN 8.4a), tested without a database: which slots a channel is
+// offered, money as the venue's decimal, the notes sent to the RMS, the idempotency fingerprint,
+// and what an RMS failure means to a channel.
+
+/** The failure slugs a channel may receive in error.details.code (8.2's codes plus Tableside's two). */
+export type ChannelFailure = string;
+
+/** Slots starting at least `minAdvanceS` seconds after `now` (the company's minAdvanceBooking). */
+export function bookableSlots(slots: readonly Slot[], now: Date, minAdvanceS: number): Slot[] {
+  const earliest = now.getTime() + minAdvanceS * 1000;
+  return slots.filter((s) => s.start.getTime() >= earliest);
+}
+
+/** Whether there is at least `minS` seconds' notice before `start`. */
+export const hasNotice = (start: Date, now: Date, minS: number) => start.getTime() - now.getTime() >= minS * 1000;
+
+export function slotView(slot: Slot, durationSec: number | null, currency: string) {
+  return {
+    start: slot.start.toISOString(),
+    durationSec,
+    openSpots: slot.openSpots,
+    // 8.2's minor units become the venue's decimal (CHN-22): 1500 EUR minor is 15.00.
+    deposit: slot.deposit ? { amount: toWire(slot.depositAmount, currency), currency } : null,
+    requiresCc: slot.requiresCc,
+  };
+}
+
+/** The notes sent to the RMS: the company's includeSourceInNotes adds the channel (RMS-31). */
+export function notesFor(notes: string | null | undefined, channelName: string, includeSource: boolean): string | null {
+  const own = notes?.trim() ? notes.trim() : null;
+  if (!includeSource) return own;
+  const source = `Booked via ${channelName}`;
+  return own ? `${own}\n${source}` : source;
+}
+
+export interface ChannelContact { firstName: string; lastName: string; email: string; phone: string; locale?: string }
+
+export const toRmsContact = (c: ChannelContact): RmsContact => ({
+  firstname: c.firstName, lastname: c.lastName, email: c.email, telephone: c.phone, ...(c.locale ? { locale: c.locale } : {}),
+});
+
+export const fromRmsContact = (c: RmsContact): ChannelContact => ({
+  firstName: c.firstname, lastName: c.lastname, email: c.email, phone: c.telephone, ...(c.locale ? { locale: c.locale } : {}),
+});
+
+/** JSON with keys sorted at every level, so two bodies that differ only in key order compare equal. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The fingerprint of a request sent with an idempotency key: same key, other fingerprint → 409. */
+export const requestFingerprint = (body: unknown) => createHash('sha256').update(canonicalJson(body)).digest('hex');
+
+/** The idempotency key a channel's key becomes in Tableside's bookings (unique per channel). */
+export const scopedKey = (channelId: string, key: string) => `channel:${channelId}:${key}`;

@@ -1,0 +1,153 @@
+import type { Db } from '../db/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import { AppError, forbidden } from '../lib/errors.ts';
+import type { Page } from '../lib/pagination.ts';
+import type { AvailabilityService } from '../rms/availability.service.ts';
+import type { BookingView } from '../rms/bookings.fns.ts';
+import type { BookingsService } from '../rms/bookings.service.ts';
+import { RmsError } from '../rms/rms-client.ts';
+import type { ChannelIdentity } from './access.repository.ts';
+import {
+  bookableSlots, fromRmsContact, hasNotice, notesFor, requestFingerprint, scopedKey, slotView, toRmsContact, type ChannelContact,
+} from './bc.fns.ts';
+import { bookableVenue, countLinkedVenues, listLinkedVenues, type BookableVenue } from './bc.repository.ts';
+
+// The channel API (DESIGN 8.4a) over the bookings and availability services of src/rms. A channel
+// sees Tableside's ids only (the content venue id, Tableside's booking id), books only venues linked
+// to it, and sees only its own bookings. Tableside enforces the company's minAdvanceBooking and
+// minAdvanceBookingCancelling itself, before anything reaches the RMS. Every business failure is a
+// 402 whose slug is in error.details.code; an RMS failure is never a 5xx of ours.
+
+export interface ChannelBookingBody {
+  venueId: string;
+  partySize: number;
+  start: string;
+  contact: ChannelContact;
+  notes?: string;
+  areaId?: string;
+  paymentToken?: string;
+}
+
+const MESSAGES: Record<string, string> = {
+  rms_not_connected: "The venue's reservation system has not connected its booking services; it cannot take bookings yet.",
+  rms_unavailable: "The venue's reservation system did not answer in time; retry later with the same Idempotency-Key.",
+  outside_booking_window: "The slot starts sooner than the venue's minimum booking notice.",
+  outside_cancellation_window: "The booking starts sooner than the venue's minimum cancellation notice; it can no longer be cancelled online.",
+  booking_already_cancelled: 'The booking is already cancelled.',
+};
+
+/** A business failure: 402 in the envelope, the slug in details.code (CHN-27). */
+export function channelFailure(code: string, message = MESSAGES[code] ?? `The reservation system refused: ${code}.`, extra: Record<string, unknown> = {}): AppError {
+  return new AppError('payment_required', message, { code, ...extra });
+}
+
+/** What an RMS failure means to a channel. */
+export function fromRmsError(err: unknown): unknown {
+  if (!(err instanceof RmsError)) return err;
+  if (err.kind === 'not_connected') return channelFailure('rms_not_connected');
+  if (err.kind === 'refused') return channelFailure(err.code ?? 'rms_unavailable', `The reservation system refused: ${err.code}. ${err.message}`.trim());
+  if (err.kind === 'conflict') return new AppError('conflict', 'The reservation system saw this request before with a different body.');
+  return channelFailure('rms_unavailable');
+}
+
+export function bookingOut(b: BookingView) {
+  return {
+    id: b.id,
+    venueId: b.venueId,
+    channelId: b.channel?.id ?? null,
+    status: b.status,
+    partySize: b.partySize,
+    start: b.date,
+    contact: fromRmsContact(b.contact),
+    notes: b.notes,
+    deposit: b.deposit,
+    createdAt: b.createdAt,
+    updatedAt: b.updatedAt,
+  };
+}
+export type ChannelBooking = ReturnType<typeof bookingOut>;
+
+export interface ChannelApiDeps {
+  db: Pick<Db, 'kysely'>;
+  clock: Clock;
+  bookings: Pick<BookingsService, 'create' | 'get' | 'change' | 'cancel'>;
+  availability: Pick<AvailabilityService, 'forVenue'>;
+}
+
+export function createChannelApiService({ db, clock, bookings, availability }: ChannelApiDeps) {
+  /** The venue, if linked to the channel; 403 otherwise (an unknown id too: topology is not leaked). */
+  async function linkedVenue(channel: ChannelIdentity, venueId: string): Promise<BookableVenue> {
+    const v = await bookableVenue(db.kysely, channel.id, venueId);
+    if (!v || !v.linked) throw forbidden('This venue is not bookable through your channel (it is not linked to it).');
+    return v;
+  }
+
+  async function ownBooking(channel: ChannelIdentity, id: string): Promise<BookingView> {
+    const b = await bookings.get(id);
+    if (b.channel?.id !== channel.id) throw forbidden('This booking was not made through your channel.');
+    return b;
+  }
+
+  const rethrow = (err: unknown): never => {
+    throw fromRmsError(err);
+  };
+
+  return {
+    async venues(channel: ChannelIdentity, page: Page) {
+      const [total, data] = await Promise.all([countLinkedVenues(db.kysely, channel.id), listLinkedVenues(db.kysely, channel.id, page)]);
+      return { total, data };
+    },
+
+    async availability(channel: ChannelIdentity, venueId: string, date: string, partySize: number) {
+      const venue = await linkedVenue(channel, venueId);
+      const a = await availability.forVenue(venue.id, date, partySize).catch(rethrow);
+      const slots = bookableSlots(a.slots, clock.now(), venue.minAdvanceBooking);
+      return { venueId: venue.id, date, partySize, source: a.source, slots: slots.map((s) => slotView(s, a.duration, venue.currency ?? 'EUR')) };
+    },
+
+    async create(channel: ChannelIdentity, idempotencyKey: string, body: ChannelBookingBody): Promise<ChannelBooking> {
+      const venue = await linkedVenue(channel, body.venueId);
+      const start = new Date(body.start);
+      if (!hasNotice(start, clock.now(), venue.minAdvanceBooking)) throw channelFailure('outside_booking_window');
+      const result = await bookings.create({
+        venueId: venue.id,
+        channel: { id: channel.id, name: channel.name },
+        partySize: body.partySize,
+        date: start,
+        areaId: body.areaId ?? null,
+        contact: toRmsContact(body.contact),
+        notes: notesFor(body.notes, channel.name, venue.includeSourceInNotes),
+        ...(body.paymentToken ? { paymentToken: body.paymentToken } : {}),
+        idempotencyKey: scopedKey(channel.id, idempotencyKey),
+        requestHash: requestFingerprint(body),
+      }).catch(rethrow);
+      // Outcome unknown: the create is retried durably under the same key; a retry of this request
+      // with the same Idempotency-Key answers the booking once the RMS has (it cannot book twice).
+      if (result.pending) throw channelFailure('rms_unavailable', undefined, { bookingId: result.booking.id });
+      return bookingOut(result.booking);
+    },
+
+    async get(channel: ChannelIdentity, id: string): Promise<ChannelBooking> {
+      return bookingOut(await ownBooking(channel, id));
+    },
+
+    async change(channel: ChannelIdentity, id: string, change: { partySize?: number; start?: string }): Promise<ChannelBooking> {
+      const b = await ownBooking(channel, id);
+      if (b.status === 'canceled') throw channelFailure('booking_not_modifiable', 'The booking is cancelled; it cannot be changed.');
+      const venue = await linkedVenue(channel, b.venueId);
+      const start = change.start === undefined ? undefined : new Date(change.start);
+      if (start && !hasNotice(start, clock.now(), venue.minAdvanceBooking)) throw channelFailure('outside_booking_window');
+      return bookingOut(await bookings.change(id, { partySize: change.partySize, date: start }).catch(rethrow));
+    },
+
+    async cancel(channel: ChannelIdentity, id: string): Promise<ChannelBooking> {
+      const b = await ownBooking(channel, id);
+      if (b.status === 'canceled') throw channelFailure('booking_already_cancelled');
+      const venue = await bookableVenue(db.kysely, channel.id, b.venueId);
+      if (!hasNotice(new Date(b.date), clock.now(), venue?.minAdvanceBookingCancelling ?? 0)) throw channelFailure('outside_cancellation_window');
+      return bookingOut(await bookings.cancel(id, { cancelReason: `Cancelled through ${channel.name}` }).catch(rethrow));
+    },
+  };
+}
+
+export type ChannelApiService = ReturnType<typeof createChannelApiService>;

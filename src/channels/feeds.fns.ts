@@ -1,0 +1,204 @@
+import { SERVICE_ID } from './v3.fns.ts';
+
+// Google's merchant, services and availability feeds for a google-v3 channel (DESIGN 8.4c), built
+// and checked as pure functions: a feed set is one nonce, every file PROCESS_AS_COMPLETE, the
+// availability one record per start x party size, 30 days ahead, sharded by record count.
+
+export const HORIZON_DAYS = 30;
+export const DEFAULT_PARTY_SIZES = 10;
+export const MAX_PARTY_SIZES = 20;
+export const DEFAULT_SHARD_SIZE = 10_000;
+/** Google requires a duration; when the RMS gives none, a table is assumed held two hours. */
+export const DEFAULT_DURATION_SEC = 7200;
+
+export type FeedKind = 'merchants' | 'services' | 'availability';
+export const FEED_KINDS: readonly FeedKind[] = ['merchants', 'services', 'availability'];
+
+export interface FeedMetadata {
+  processing_instruction: 'PROCESS_AS_COMPLETE';
+  shard_number: number;
+  total_shards: number;
+  nonce: string;
+  generation_timestamp: number;
+}
+
+export interface FeedVenue {
+  id: string;
+  name: string;
+  city: string | null;
+  countryCode: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  url: string | null;
+  maxCovers: number | null;
+}
+
+export interface VenueRecords {
+  venue: FeedVenue;
+  records: Array<{ date: string; partySize: number; duration: number | null; slots: Array<{ startSec: number; totalSpots: number; openSpots: number }> }>;
+}
+
+export interface AvailabilityRecord {
+  merchant_id: string;
+  service_id: string;
+  start_sec: number;
+  duration_sec: number;
+  spots_total: number;
+  spots_open: number;
+  resources: { party_size: number };
+}
+
+/** Party sizes a venue's feed covers: up to 10 unless its maxCovers says otherwise, at most 20. */
+export const partySizesOf = (v: FeedVenue) => Math.min(v.maxCovers ?? DEFAULT_PARTY_SIZES, MAX_PARTY_SIZES);
+
+export function merchantOf(v: FeedVenue) {
+  return {
+    merchant_id: v.id,
+    name: v.name,
+    category: 'restaurant',
+    ...(v.url ? { url: v.url } : {}),
+    geo: {
+      ...(v.latitude !== null && v.longitude !== null ? { latitude: v.latitude, longitude: v.longitude } : {}),
+      address: { locality: v.city ?? '', country: v.countryCode ?? '' },
+    },
+  };
+}
+
+export const serviceOf = (v: FeedVenue) => ({ merchant_id: v.id, service_id: SERVICE_ID, name: 'Table reservation', description: `A table at ${v.name}` });
+
+/** One record per start x party size within the horizon; a slot time is kept once (the first record). */
+export function availabilityOf(input: VenueRecords, fromSec: number, toSec: number): AvailabilityRecord[] {
+  const out: AvailabilityRecord[] = [];
+  const seen = new Set<string>();
+  const maxSize = partySizesOf(input.venue);
+  for (const r of input.records) {
+    if (r.partySize < 1 || r.partySize > maxSize) continue;
+    for (const s of r.slots) {
+      if (s.startSec < fromSec || s.startSec >= toSec) continue;
+      const key = `${s.startSec}|${r.partySize}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const total = Math.max(0, s.totalSpots);
+      out.push({
+        merchant_id: input.venue.id, service_id: SERVICE_ID, start_sec: s.startSec, duration_sec: r.duration ?? DEFAULT_DURATION_SEC,
+        spots_total: total, spots_open: Math.min(Math.max(0, s.openSpots), total), resources: { party_size: r.partySize },
+      });
+    }
+  }
+  return out;
+}
+
+export interface FeedFile { name: string; kind: FeedKind; document: { metadata: FeedMetadata } & Record<string, unknown> }
+
+const FEED_FIELD: Record<FeedKind, string> = { merchants: 'merchant', services: 'service', availability: 'service_availability' };
+
+export function feedMetadata(nonce: string, generation: number, shard: number, total: number): FeedMetadata {
+  return { processing_instruction: 'PROCESS_AS_COMPLETE', shard_number: shard, total_shards: total, nonce, generation_timestamp: generation };
+}
+
+export const shardName = (kind: FeedKind, i: number, total: number) => `${kind}-${String(i).padStart(5, '0')}-of-${String(total).padStart(5, '0')}.json`;
+
+export const availabilityDocument = (metadata: FeedMetadata, records: AvailabilityRecord[]) => ({ metadata, service_availability: [{ availability: records }] });
+
+/** The availability window of a feed generated at `now`: [generation, generation + 30 days). */
+export function horizonOf(now: Date): { generation: number; from: number; to: number } {
+  const generation = Math.floor(now.getTime() / 1000);
+  return { generation, from: generation, to: generation + HORIZON_DAYS * 86_400 };
+}
+
+/** The merchant and services feeds (one shard each). */
+export function catalogueFiles(venues: FeedVenue[], nonce: string, generation: number): FeedFile[] {
+  return [
+    { name: shardName('merchants', 0, 1), kind: 'merchants', document: { metadata: feedMetadata(nonce, generation, 0, 1), merchant: venues.map(merchantOf) } },
+    { name: shardName('services', 0, 1), kind: 'services', document: { metadata: feedMetadata(nonce, generation, 0, 1), service: venues.map(serviceOf) } },
+  ];
+}
+
+/** A whole feed set in memory (tests, the unsharded HTTP feed); the export streams the same shapes. */
+export function buildFeedSet(venues: VenueRecords[], opts: { nonce: string; now: Date; shardSize: number }): FeedFile[] {
+  const { generation, from, to } = horizonOf(opts.now);
+  const records = venues.flatMap((v) => availabilityOf(v, from, to));
+  const shards: AvailabilityRecord[][] = [];
+  for (let i = 0; i < records.length; i += opts.shardSize) shards.push(records.slice(i, i + opts.shardSize));
+  if (shards.length === 0) shards.push([]);
+  return [
+    ...catalogueFiles(venues.map((v) => v.venue), opts.nonce, generation),
+    ...shards.map((s, i) => ({
+      name: shardName('availability', i, shards.length), kind: 'availability' as const,
+      document: availabilityDocument(feedMetadata(opts.nonce, generation, i, shards.length), s),
+    })),
+  ];
+}
+
+export interface FeedRuleResult { id: string; title: string; status: 'pass' | 'fail'; detail: string }
+
+/** Which feed a document is, by its records' field; null when it is none of the three. */
+export function kindOf(doc: Record<string, unknown>): FeedKind | null {
+  for (const kind of FEED_KINDS) if (Array.isArray(doc[FEED_FIELD[kind]])) return kind;
+  return null;
+}
+
+/** Checks a feed set (file name → parsed JSON): each fault is named, with the file and record it is in. */
+export function validateFeedSet(files: Array<{ name: string; document: unknown }>): { ok: boolean; rules: FeedRuleResult[] } {
+  const faults: Record<string, string[]> = { metadata: [], shards: [], nonce: [], spots: [], horizon: [], duplicates: [], service: [] };
+  const shardsSeen: Record<FeedKind, { total: Set<number>; numbers: Set<number> }> = {
+    merchants: { total: new Set(), numbers: new Set() }, services: { total: new Set(), numbers: new Set() }, availability: { total: new Set(), numbers: new Set() },
+  };
+  const nonces = new Set<string>();
+  const services = new Set<string>();
+  const keys = new Set<string>();
+  for (const f of files) {
+    const doc = f.document as Record<string, any>;
+    const kind = doc && typeof doc === 'object' ? kindOf(doc) : null;
+    if (!kind) { faults.metadata.push(`${f.name}: not a merchant, services or availability feed`); continue; }
+    const m = doc.metadata as Partial<FeedMetadata> | undefined;
+    if (!m || m.processing_instruction !== 'PROCESS_AS_COMPLETE' || !Number.isInteger(m.shard_number) || !Number.isInteger(m.total_shards) || typeof m.nonce !== 'string' || !Number.isInteger(m.generation_timestamp)) {
+      faults.metadata.push(`${f.name}: metadata needs processing_instruction PROCESS_AS_COMPLETE, shard_number, total_shards, nonce and generation_timestamp`);
+      continue;
+    }
+    nonces.add(m.nonce);
+    shardsSeen[kind].total.add(m.total_shards!);
+    if (shardsSeen[kind].numbers.has(m.shard_number!)) faults.shards.push(`${f.name}: shard ${m.shard_number} of ${kind} appears twice`);
+    shardsSeen[kind].numbers.add(m.shard_number!);
+    if (kind === 'services') for (const s of doc.service as any[]) services.add(String(s?.service_id));
+    if (kind !== 'availability') continue;
+    const horizonEnd = m.generation_timestamp! + (HORIZON_DAYS + 1) * 86_400;
+    for (const group of doc.service_availability as any[]) {
+      for (const [i, r] of ((group?.availability ?? []) as any[]).entries()) {
+        const where = `${f.name} record ${i}`;
+        services.add(String(r?.service_id));
+        const total = Number(r?.spots_total);
+        const open = Number(r?.spots_open);
+        if (!(Number.isInteger(total) && Number.isInteger(open) && open >= 0 && open <= total)) faults.spots.push(`${where}: spots_open ${r?.spots_open} must be 0..spots_total ${r?.spots_total}`);
+        const start = Number(r?.start_sec);
+        if (!Number.isInteger(start) || start > horizonEnd || start < m.generation_timestamp! - 86_400) faults.horizon.push(`${where}: start_sec ${r?.start_sec} outside the ${HORIZON_DAYS}-day horizon`);
+        const key = `${r?.merchant_id}|${r?.service_id}|${r?.start_sec}|${r?.resources?.party_size}`;
+        if (keys.has(key)) faults.duplicates.push(`${where}: duplicate record (merchant ${r?.merchant_id}, start ${r?.start_sec}, party size ${r?.resources?.party_size})`);
+        keys.add(key);
+      }
+    }
+  }
+  for (const kind of FEED_KINDS) {
+    const s = shardsSeen[kind];
+    if (s.total.size === 0) { faults.shards.push(`no ${kind} feed`); continue; }
+    if (s.total.size > 1) faults.shards.push(`${kind}: shards disagree on total_shards (${[...s.total].join(', ')})`);
+    const total = Math.max(...s.total);
+    const missing = Array.from({ length: total }, (_, i) => i).filter((i) => !s.numbers.has(i));
+    if (missing.length > 0) faults.shards.push(`${kind}: missing shard ${missing.join(', ')} of ${total}`);
+  }
+  if (nonces.size > 1) faults.nonce.push(`mixed nonces: ${[...nonces].join(', ')}`);
+  if (services.size > 1) faults.service.push(`more than one service id: ${[...services].join(', ')}`);
+  const rule = (id: string, title: string, list: string[]): FeedRuleResult => ({
+    id, title, status: list.length ? 'fail' : 'pass', detail: list.length ? list.slice(0, 20).join('; ') + (list.length > 20 ? ` (and ${list.length - 20} more)` : '') : 'ok',
+  });
+  const rules = [
+    rule('FEED-METADATA', 'every file has PROCESS_AS_COMPLETE metadata', faults.metadata!),
+    rule('FEED-SHARDS', 'every shard of every feed is present once', faults.shards!),
+    rule('FEED-NONCE', 'one nonce across all shards', faults.nonce!),
+    rule('FEED-SPOTS', '0 <= spots_open <= spots_total', faults.spots!),
+    rule('FEED-HORIZON', `availability within ${HORIZON_DAYS} days of generation`, faults.horizon!),
+    rule('FEED-DUPLICATES', 'one record per merchant, start and party size', faults.duplicates!),
+    rule('FEED-SERVICE', 'one service id', faults.service!),
+  ];
+  return { ok: rules.every((r) => r.status === 'pass'), rules };
+}

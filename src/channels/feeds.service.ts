@@ -1,0 +1,102 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from '../db/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import { badRequest, conflict, forbidden, notFound } from '../lib/errors.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import type { FeedService } from '../rms/feed.service.ts';
+import { findChannel, type ChannelIdentity } from './access.repository.ts';
+import { allLinkedVenues, type FeedVenueRow } from './bc.repository.ts';
+import {
+  availabilityDocument, availabilityOf, buildFeedSet, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, shardName,
+  type AvailabilityRecord, type FeedFile, type FeedKind, type VenueRecords,
+} from './feeds.fns.ts';
+import { localDate } from './v3.fns.ts';
+
+// Google's feeds for a google-v3 channel (DESIGN 8.4c), built from the complete RMS snapshots
+// (8.3b) of the venues linked to it: `tableside feeds export` writes them as files, and
+// GET /v1/feeds/{channelId}/{kind} serves the latest to the channel itself.
+//
+// The export streams: it holds one venue's records and one shard at a time, so 200 venues x 30 days
+// x 10 party sizes do not sit in memory together. It reads the snapshots twice (count, then write)
+// because every shard's metadata carries total_shards; a snapshot replaced in between is detected
+// by its nonce and the export says so rather than write an inconsistent set.
+
+export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>; clock: Clock; feed: Pick<FeedService, 'snapshotVenue'> }) {
+  async function googleChannel(channelId: string): Promise<ChannelIdentity> {
+    const channel = /^[0-9a-f-]{36}$/i.test(channelId) ? await findChannel(db.kysely, channelId) : null;
+    if (!channel) throw notFound(`No channel ${channelId}.`);
+    if (channel.protocol !== 'google-v3') throw badRequest(`Channel ${channelId} speaks ${channel.protocol}; feeds are for google-v3 channels.`);
+    return channel;
+  }
+
+  async function recordsOf(v: FeedVenueRow, now: Date): Promise<{ nonce: string | null; input: VenueRecords }> {
+    if (!v.ownerPartnerId || !v.externalId) return { nonce: null, input: { venue: v, records: [] } };
+    const tz = v.timezone ?? 'UTC';
+    const from = localDate(new Date(now.getTime() - 86_400_000), tz);
+    const to = localDate(new Date(now.getTime() + (HORIZON_DAYS + 1) * 86_400_000), tz);
+    const snap = await feed.snapshotVenue(v.ownerPartnerId, v.externalId, from, to);
+    return { nonce: snap?.nonce ?? null, input: { venue: v, records: snap?.records ?? [] } };
+  }
+
+  return {
+    async export(channelId: string, outDir: string, shardSize = DEFAULT_SHARD_SIZE) {
+      if (!Number.isInteger(shardSize) || shardSize < 1) throw badRequest('--shard-size must be a whole number of records, at least 1');
+      const channel = await googleChannel(channelId);
+      const venues = await allLinkedVenues(db.kysely, channel.id);
+      const now = clock.now();
+      const { generation, from, to } = horizonOf(now);
+      const nonce = uuidv7();
+
+      const seen = new Map<string, string | null>();
+      let total = 0;
+      for (const v of venues) {
+        const { nonce: snap, input } = await recordsOf(v, now);
+        seen.set(v.id, snap);
+        total += availabilityOf(input, from, to).length;
+      }
+      const shards = Math.max(1, Math.ceil(total / shardSize));
+
+      await mkdir(outDir, { recursive: true });
+      const files: string[] = [];
+      const write = async (f: Pick<FeedFile, 'name' | 'document'>) => {
+        await writeFile(join(outDir, f.name), JSON.stringify(f.document));
+        files.push(f.name);
+      };
+      for (const f of catalogueFiles(venues, nonce, generation)) await write(f);
+      let buffer: AvailabilityRecord[] = [];
+      let shard = 0;
+      const flush = async () => {
+        await write({ name: shardName('availability', shard, shards), document: availabilityDocument(feedMetadata(nonce, generation, shard, shards), buffer) });
+        shard++;
+        buffer = [];
+      };
+      for (const v of venues) {
+        const { nonce: snap, input } = await recordsOf(v, now);
+        if (snap !== seen.get(v.id)) throw conflict('An RMS availability snapshot was replaced during the export; run it again.');
+        for (const r of availabilityOf(input, from, to)) {
+          buffer.push(r);
+          if (buffer.length === shardSize) await flush();
+        }
+      }
+      if (buffer.length > 0 || shard === 0) await flush();
+      return { channelId: channel.id, nonce, dir: outDir, files, records: total };
+    },
+
+    /** The latest feed of one kind, unsharded, for the channel that asks (another channel's → 403). */
+    async latest(channel: ChannelIdentity, channelId: string, kind: FeedKind): Promise<FeedFile['document']> {
+      if (channelId.toLowerCase() !== channel.id.toLowerCase()) throw forbidden("These are another channel's feeds.");
+      await googleChannel(channel.id);
+      const now = clock.now();
+      const inputs: VenueRecords[] = [];
+      for (const v of await allLinkedVenues(db.kysely, channel.id)) {
+        // Only the availability feed needs the snapshots.
+        inputs.push(kind === 'availability' ? (await recordsOf(v, now)).input : { venue: v, records: [] });
+      }
+      const files = buildFeedSet(inputs, { nonce: uuidv7(), now, shardSize: Number.MAX_SAFE_INTEGER });
+      return files.find((f) => f.kind === kind)!.document;
+    },
+  };
+}
+
+export type FeedsService = ReturnType<typeof createFeedsService>;

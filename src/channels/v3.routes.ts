@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FailureThrottle } from '../server/auth.ts';
+import { errorResponses } from '../server/schemas.ts';
+import type { ChannelAccessService } from './access.service.ts';
+import { channelOf, registerChannelAuth } from './channel-auth.ts';
+import {
+  BatchAvailabilityLookupRequest, BatchAvailabilityLookupResponse, BookingIdRequest, BookingResponse, CreateBookingRequest, Empty,
+  GetBookingStatusResponse, ListBookingsRequest, ListBookingsResponse, UpdateBookingRequest,
+} from './v3.schemas.ts';
+import { LOOKUP_BUDGET_MS, type V3Service } from './v3.service.ts';
+
+// Google's Booking Server API v3 under /v3/ (DESIGN 8.4b), for `google-v3` channels with HTTP Basic.
+
+const common = { tags: ['booking-server-v3'], security: [{ channelBasic: [] }] };
+const V3_ERRORS = [400, 401, 403, 404, 413, 415, 429];
+
+export const v3Routes: FastifyPluginAsyncTypebox<{ v3: V3Service; access: ChannelAccessService; limiter: FailureThrottle }> = async (
+  app,
+  { v3, access, limiter },
+) => {
+  registerChannelAuth(app, { access, limiter, scheme: 'basic', protocol: 'google-v3' });
+  const errors = errorResponses('platform', V3_ERRORS);
+
+  app.get('/v3/HealthCheck', {
+    schema: { ...common, operationId: 'v3HealthCheck', summary: 'Health check (200 when the server and your credentials work)', response: { 200: Empty, ...errors } },
+  }, async () => ({}));
+
+  // The 1.5 s promise counts from the request's arrival: authentication and parsing come out of the budget.
+  app.post('/v3/BatchAvailabilityLookup', {
+    schema: {
+      ...common, operationId: 'v3BatchAvailabilityLookup', summary: 'Whether each slot time is available (answers within 1.5 s)',
+      body: BatchAvailabilityLookupRequest, response: { 200: BatchAvailabilityLookupResponse, ...errors },
+    },
+  }, async (request, reply) => v3.batchAvailabilityLookup(channelOf(request), request.body, LOOKUP_BUDGET_MS - reply.elapsedTime));
+
+  app.post('/v3/CreateBooking', {
+    schema: {
+      ...common, operationId: 'v3CreateBooking', summary: 'Book a slot (idempotency_token: the same token answers the same response)',
+      body: CreateBookingRequest, response: { 200: BookingResponse, ...errorResponses('platform', [...V3_ERRORS, 409, 503]) },
+    },
+  }, async (request) => v3.createBooking(channelOf(request), request.body));
+
+  app.post('/v3/UpdateBooking', {
+    schema: {
+      ...common, operationId: 'v3UpdateBooking', summary: 'Cancel a booking, or change its party size or time',
+      body: UpdateBookingRequest, response: { 200: BookingResponse, ...errorResponses('platform', [...V3_ERRORS, 409, 503]) },
+    },
+  }, async (request) => v3.updateBooking(channelOf(request), request.body));
+
+  app.post('/v3/GetBookingStatus', {
+    schema: {
+      ...common, operationId: 'v3GetBookingStatus', summary: "A booking's status as Tableside holds it",
+      body: BookingIdRequest, response: { 200: GetBookingStatusResponse, ...errors },
+    },
+  }, async (request) => v3.getBookingStatus(channelOf(request), request.body.booking_id));
+
+  app.post('/v3/ListBookings', {
+    schema: {
+      ...common, operationId: 'v3ListBookings', summary: "A user's bookings made through your channel",
+      body: ListBookingsRequest, response: { 200: ListBookingsResponse, ...errors },
+    },
+  }, async (request) => v3.listBookings(channelOf(request), request.body.user_id));
+};
