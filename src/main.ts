@@ -140,7 +140,8 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON object')
     .action(async (opts: { name: string; logo?: string; protocol: string; json?: boolean }) => {
       const result = await operator('channel.create', { name: opts.name, logo: opts.logo, protocol: opts.protocol });
-      print(!!opts.json, result, lines(result));
+      const { credentials, ...channel } = result as { credentials: Record<string, string> };
+      print(!!opts.json, result, `${lines({ ...channel, ...credentials })}\n(secrets are shown only now; store them safely)`);
     });
 
   const feeds = program.command('feeds').description("Google's merchant, services and availability feeds of a google-v3 channel");
