@@ -108,8 +108,10 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
     async create(channel: ChannelIdentity, idempotencyKey: string, body: ChannelBookingBody): Promise<ChannelBooking> {
       const venue = await linkedVenue(channel, body.venueId);
       const start = new Date(body.start);
-      if (!hasNotice(start, clock.now(), venue.minAdvanceBooking)) throw channelFailure('outside_booking_window');
       const result = await bookings.create({
+        admit: () => {
+          if (!hasNotice(start, clock.now(), venue.minAdvanceBooking)) throw channelFailure('outside_booking_window');
+        },
         venueId: venue.id,
         channel: { id: channel.id, name: channel.name },
         partySize: body.partySize,

@@ -37,6 +37,11 @@ export interface CreateBookingInput {
   idempotencyKey?: string;
   /** The fingerprint of the caller's request: the same key with another fingerprint is a 409. */
   requestHash?: string;
+  /**
+   * The caller's checks of a new booking (e.g. the booking notice). A repeat of an earlier key skips
+   * them and answers what the first request got, even once the slot is too close to book anew.
+   */
+  admit?: () => void;
 }
 
 export interface CreateResult {
@@ -145,6 +150,7 @@ export function createBookingsService(deps: BookingsDeps) {
         const seen = await findByIdempotencyKey(db.kysely, input.idempotencyKey);
         if (seen) return service.resume(sameRequest(seen, input));
       }
+      input.admit?.();
       const venue = await findVenue(db.kysely, input.venueId);
       if (!venue) throw notFound(`Venue ${input.venueId} not found.`);
       if (!venue.ownerPartnerId || !venue.externalId) {

@@ -162,9 +162,16 @@ describeEachStore('the channel API /v1/bc', (store) => {
   });
 
   it('[CHN-08] [CHN-23] inside minAdvanceBookingCancelling → 402 outside_cancellation_window, the booking unchanged; inside minAdvanceBooking → 402 outside_booking_window; nothing sent to the RMS', async () => {
-    const b = await book({ start: at('21:30') });
+    const firstKey = key();
+    const first = await bc().post('/v1/bc/bookings', booking({ start: at('21:30') }), firstKey);
+    expect(first.status).toBe(200);
+    const b = first.body;
     await w.sim.control.clearRequests();
     await w.setCompany({ minAdvanceBooking: 3 * 86_400, minAdvanceBookingCancelling: 2 * 86_400 });
+    // A retry of the create that succeeded still answers its booking: the notice is a rule for new bookings.
+    const replay = await bc().post('/v1/bc/bookings', booking({ start: at('21:30') }), firstKey);
+    expect(replay.status).toBe(200);
+    expect(replay.body.id).toBe(b.id);
     const cancel = await bc().put(`/v1/bc/bookings/${b.id}/cancel`);
     expect(cancel.status).toBe(402);
     expect(cancel.body.error.details).toEqual({ code: 'outside_cancellation_window' });
