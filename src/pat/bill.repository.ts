@@ -5,7 +5,8 @@ import { isUuid } from '../lib/ids.ts';
 import type { VenueWithConnection } from '../pos-mirror/connections.service.ts';
 import type { StoredCheck } from '../pos-mirror/orders.fns.ts';
 import type { PaymentForBill } from './bill.fns.ts';
-import { SCOPED_VENUE_COLUMNS, SCOPED_VENUE_FROM, scopedOf, type ScopedVenueColumns } from './scope.repository.ts';
+import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns } from '../pos-mirror/connections.fns.ts';
+import { SCOPED_VENUE_FROM } from './scope.repository.ts';
 
 // The stored bill in one statement (issue 14): the venue in the partner's scope with its POS
 // connection, the table, the table's open order, its open checks and its confirmed payments. It
@@ -26,7 +27,7 @@ export interface StoredBillRow {
   payments: PaymentForBill[];
 }
 
-interface Row extends ScopedVenueColumns {
+interface Row extends VenueConnectionColumns {
   t_id: string | null;
   t_pos_table_id: string | null;
   t_name: string | null;
@@ -39,7 +40,7 @@ interface Row extends ScopedVenueColumns {
 }
 
 const STORED_BILL = (partnerId: string, venueId: string, tableId: string | null) => sql<Row>`
-  SELECT ${SCOPED_VENUE_COLUMNS},
+  SELECT ${VENUE_CONNECTION_COLUMNS},
          t.id AS t_id, t.pos_table_id AS t_pos_table_id, t.name AS t_name,
          o.id AS o_id, o.currency AS o_currency, o.prepayment_minor AS o_prepayment_minor, o.party_size AS o_party_size,
          (SELECT json_agg(json_build_object(
@@ -66,7 +67,7 @@ export async function findStoredBill(db: Pick<Db, 'kysely' | 'pool'>, partnerId:
   const [r] = await queryPrepared<Row>(db.pool, 'pat_stored_bill', STORED_BILL(partnerId, venueId, isUuid(tableId) ? tableId : null).compile(db.kysely));
   if (!r) return { scoped: null, table: null, order: null, checks: [], payments: [] };
   return {
-    scoped: scopedOf(r),
+    scoped: venueWithConnectionOf(r),
     table: r.t_id ? { id: r.t_id, pos_table_id: r.t_pos_table_id!, name: r.t_name! } : null,
     order: r.o_id ? { id: r.o_id, currency: r.o_currency!, prepayment_minor: r.o_prepayment_minor!, party_size: r.o_party_size } : null,
     checks: r.checks ?? [],

@@ -5,7 +5,8 @@ import { isUuid } from '../lib/ids.ts';
 import type { VenueWithConnection } from '../pos-mirror/connections.service.ts';
 import type { OrderRow } from '../pos-mirror/orders.fns.ts';
 import type { PaymentRow } from './payments.repository.ts';
-import { SCOPED_VENUE_COLUMNS, SCOPED_VENUE_FROM, scopedOf, type ScopedVenueColumns } from './scope.repository.ts';
+import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns } from '../pos-mirror/connections.fns.ts';
+import { SCOPED_VENUE_FROM } from './scope.repository.ts';
 
 // What a payment submission reads before it claims, in one prepared statement (issue 14): the venue
 // in the partner's scope with its connection, the order of that venue, and the payment the partner
@@ -19,7 +20,7 @@ export interface Submission {
   existing: PaymentRow | null;
 }
 
-interface Row extends ScopedVenueColumns {
+interface Row extends VenueConnectionColumns {
   order_row: Record<string, unknown> | null;
   payment_row: Record<string, unknown> | null;
 }
@@ -36,7 +37,7 @@ function revive<T>(json: Record<string, unknown> | null): T | null {
 /** venueId must be a UUID; an orderId that is not one finds no order. */
 export async function findSubmission(db: Pick<Db, 'kysely' | 'pool'>, partnerId: string, venueId: string, orderId: string, externalReference: string): Promise<Submission> {
   const query = sql<Row>`
-    SELECT ${SCOPED_VENUE_COLUMNS},
+    SELECT ${VENUE_CONNECTION_COLUMNS},
            (SELECT to_jsonb(o) FROM orders o WHERE o.id = ${isUuid(orderId) ? orderId : null}::uuid AND o.venue_id = v.id) AS order_row,
            (SELECT to_jsonb(p) FROM payments p
              WHERE p.partner_id = pv.partner_id AND p.external_reference = ${externalReference}::text) AS payment_row
@@ -44,5 +45,5 @@ export async function findSubmission(db: Pick<Db, 'kysely' | 'pool'>, partnerId:
     WHERE pv.partner_id = ${partnerId}::uuid AND pv.venue_id = ${venueId}::uuid`.compile(db.kysely);
   const [r] = await queryPrepared<Row>(db.pool, 'pat_payment_submission', query);
   if (!r) return { scoped: null, order: null, existing: null };
-  return { scoped: scopedOf(r), order: revive<OrderRow>(r.order_row), existing: revive<PaymentRow>(r.payment_row) };
+  return { scoped: venueWithConnectionOf(r), order: revive<OrderRow>(r.order_row), existing: revive<PaymentRow>(r.payment_row) };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
+import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns } from './connections.fns.ts';
 
 // SQL of POS connections: which POS location a venue is connected to, whether the connection is
 // active, and when its tables and orders were last read.
@@ -35,57 +36,25 @@ export interface VenueWithConnection {
   connection: ConnectionRow | null;
 }
 
-type JoinedRow = VenueRow & {
-  c_pos_type: string | null;
-  c_pos_venue_id: string | null;
-  c_status: ConnectionRow['status'] | null;
-  c_suspended_reason: SuspensionReason | null;
-  c_connected_at: Date | null;
-  c_tables_synced_at: Date | null;
-  c_orders_synced_until: Date | null;
-};
-
-const JOINED_COLUMNS = sql`
-  v.id, v.name, v.country_code, v.city, v.timezone, v.currency, v.pos_type,
-  c.pos_type AS c_pos_type, c.pos_venue_id AS c_pos_venue_id, c.status AS c_status, c.suspended_reason AS c_suspended_reason,
-  c.connected_at AS c_connected_at, c.tables_synced_at AS c_tables_synced_at, c.orders_synced_until AS c_orders_synced_until`;
-
-function splitJoined(r: JoinedRow): VenueWithConnection {
-  const venue: VenueRow = { id: r.id, name: r.name, country_code: r.country_code, city: r.city, timezone: r.timezone, currency: r.currency, pos_type: r.pos_type };
-  const connection: ConnectionRow | null = r.c_pos_type
-    ? {
-        venue_id: r.id,
-        pos_type: r.c_pos_type,
-        pos_venue_id: r.c_pos_venue_id!,
-        status: r.c_status!,
-        suspended_reason: r.c_suspended_reason,
-        connected_at: r.c_connected_at!,
-        tables_synced_at: r.c_tables_synced_at,
-        orders_synced_until: r.c_orders_synced_until,
-      }
-    : null;
-  return { venue, connection };
-}
-
 /** A venue with its POS connection (null when none), in one round trip; null when there is no such venue. */
 export async function findVenueWithConnection(ex: Executor, venueId: string): Promise<VenueWithConnection | null> {
-  const { rows } = await sql<JoinedRow>`
-    SELECT ${JOINED_COLUMNS}
+  const { rows } = await sql<VenueConnectionColumns>`
+    SELECT ${VENUE_CONNECTION_COLUMNS}
     FROM venues v
     LEFT JOIN pos_connections c ON c.venue_id = v.id
     WHERE v.id = ${venueId}`.execute(ex);
-  return rows[0] ? splitJoined(rows[0]) : null;
+  return rows[0] ? venueWithConnectionOf(rows[0]) : null;
 }
 
 /** Like findVenueWithConnection, but only a venue in the partner's scope (created by it or granted to it). */
 export async function findScopedVenue(ex: Executor, partnerId: string, venueId: string): Promise<VenueWithConnection | null> {
-  const { rows } = await sql<JoinedRow>`
-    SELECT ${JOINED_COLUMNS}
+  const { rows } = await sql<VenueConnectionColumns>`
+    SELECT ${VENUE_CONNECTION_COLUMNS}
     FROM partner_venues pv
     JOIN venues v ON v.id = pv.venue_id
     LEFT JOIN pos_connections c ON c.venue_id = v.id
     WHERE pv.partner_id = ${partnerId} AND pv.venue_id = ${venueId}`.execute(ex);
-  return rows[0] ? splitJoined(rows[0]) : null;
+  return rows[0] ? venueWithConnectionOf(rows[0]) : null;
 }
 
 export async function findConnection(ex: Executor, venueId: string): Promise<ConnectionRow | null> {
