@@ -70,9 +70,13 @@ const TYPE_NAME: Record<string, string> = {
   null: 'null',
 };
 
+const OWN_PROBLEM_KEYWORDS = new Set(['pattern', 'format', 'enum', 'const']);
+
 function problemOf(error: ErrorObject): string {
+  // A schema's own sentence says what its pattern, format or enum means; its length and type
+  // problems keep their general sentences.
   const own = (error.parentSchema as Record<string, unknown> | undefined)?.['x-problem'];
-  if (typeof own === 'string' && error.keyword !== 'required' && error.keyword !== 'type') return own;
+  if (typeof own === 'string' && OWN_PROBLEM_KEYWORDS.has(error.keyword)) return own;
   const p = error.params as Record<string, any>;
   switch (error.keyword) {
     case 'required':
@@ -117,14 +121,40 @@ function problemOf(error: ErrorObject): string {
   }
 }
 
+/** The errors of the non-null branch of a failed `anyOf: [X, null]` on a value of X's type, else null. */
+function nonNullBranchErrors(anyOf: ErrorObject, all: ErrorObject[]): ErrorObject[] | null {
+  const branches = anyOf.schema as Array<{ type?: unknown }> | undefined;
+  if (!Array.isArray(branches) || branches.length !== 2 || anyOf.data === null) return null;
+  const nullIndex = branches.findIndex((b) => b?.type === 'null');
+  if (nullIndex < 0) return null;
+  const prefix = `${anyOf.schemaPath}/${1 - nullIndex}/`;
+  const inner = all.filter((e) => e.schemaPath.startsWith(prefix));
+  // A value of the wrong type altogether is best told "must be a string or null".
+  if (inner.length === 0 || inner.some((e) => e.keyword === 'type' && e.instancePath === anyOf.instancePath)) return null;
+  return inner;
+}
+
 /** Turns ajv's errors into `{ field: [problems] }`, one readable sentence per problem. */
 export function fieldProblems(errors: ErrorObject[]): FieldProblems {
   // Within a failed anyOf, the branches' own errors are noise: keep the anyOf's summary, and the
   // branches' type names to say what would have been accepted.
-  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath));
+  // A nullable field (`X or null`) holding a non-null value that X refuses for its own reasons (a
+  // bad e-mail, too long) reports those reasons, not "must be X or null".
+  const explained = new Set<ErrorObject>();
+  const anyOfPaths = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== 'anyOf') continue;
+    const inner = nonNullBranchErrors(e, errors);
+    if (inner) {
+      for (const i of inner) explained.add(i);
+      explained.add(e);
+    }
+    anyOfPaths.add(e.schemaPath);
+  }
   const problems: FieldProblems = {};
   for (const error of errors) {
-    const insideAnyOf = [...anyOfPaths].some((path) => error.schemaPath.startsWith(`${path}/`));
+    if (error.keyword === 'anyOf' && explained.has(error)) continue;
+    const insideAnyOf = !explained.has(error) && [...anyOfPaths].some((path) => error.schemaPath.startsWith(`${path}/`));
     if (insideAnyOf) continue;
     let problem = problemOf(error);
     if (error.keyword === 'anyOf') {

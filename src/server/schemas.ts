@@ -1,4 +1,10 @@
-import Type, { type TSchema } from 'typebox';
+import Type, { type TSchema, type TSchemaOptions } from 'typebox';
+import { COUNTRY_CODES } from '../lib/iso/countries.ts';
+import { CURRENCY_CODES } from '../lib/iso/currencies.ts';
+import { ISO_DATE_OR_DATE_TIME_PATTERN } from '../lib/iso/datetimes.ts';
+import { LANGUAGE_CODES } from '../lib/iso/languages.ts';
+import { TIME_ZONE_NAMES } from '../lib/iso/timezone-names.ts';
+import { CUSTOM_FORMATS } from '../lib/json-schema.ts';
 
 // Shapes shared by every API family: the error envelopes (which are also the serializers of error
 // responses, so they must match what the error handler sends) and small building blocks.
@@ -57,4 +63,59 @@ export const AUTH_ERRORS = [400, 401, 403, 429];
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** An ISO 8601 instant on the wire, always with its offset. */
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 with offset' });
+export const Timestamp = Type.String({ format: 'date-time', maxLength: 40, description: 'ISO 8601 with offset' });
+
+// Building blocks that state a value's limits the way generic tools read them (issue 17): every
+// string has a maxLength and a pattern, format or enum; every integer a format and both bounds;
+// custom formats also carry the enum or pattern that says exactly what they accept. The request
+// validator uses these same schemas, so the document cannot promise more or less than is enforced.
+
+/** PostgreSQL text cannot hold U+0000: no text the service takes or gives contains it (ERR-06). */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+const NO_NUL_PROBLEM = 'must not contain the NUL character (\\u0000)';
+
+/** A text of at most `maxLength` characters (no NUL). */
+export const Str = (maxLength: number, opts: TSchemaOptions & { minLength?: number } = {}) =>
+  Type.String({ maxLength, pattern: NO_NUL_PATTERN, 'x-problem': NO_NUL_PROBLEM, ...opts });
+
+/** A UUID (the service's ids). */
+export const Uuid = (opts: TSchemaOptions = {}) => Type.String({ format: 'uuid', maxLength: 36, ...opts });
+
+/** A calendar day, YYYY-MM-DD. */
+export const DateText = (opts: TSchemaOptions = {}) => Type.String({ format: 'date', maxLength: 10, ...opts });
+
+/** An absolute URL the service gives out (links, logos): at most 2048 characters. */
+export const UrlText = (opts: TSchemaOptions = {}) => Type.String({ format: 'uri', maxLength: 2048, ...opts });
+
+/** A 32-bit integer between the bounds. */
+export const Int32 = (minimum: number, maximum: number, opts: TSchemaOptions = {}) =>
+  Type.Integer({ format: 'int32', minimum, maximum, ...opts });
+
+/** A 64-bit integer between the bounds (bounds stay within JavaScript's safe integers). */
+export const Int64 = (minimum: number, maximum: number, opts: TSchemaOptions = {}) =>
+  Type.Integer({ format: 'int64', minimum, maximum, ...opts });
+
+/** The largest value of PostgreSQL's `integer`. */
+export const INT32_MAX = 2_147_483_647;
+
+const isoCode = (format: keyof typeof CUSTOM_FORMATS, values: readonly string[], maxLength: number) => (opts: TSchemaOptions = {}) =>
+  Type.String({ format, enum: [...values], maxLength, 'x-problem': CUSTOM_FORMATS[format].problem, ...opts });
+
+/** ISO 3166-1 alpha-2, as the standard writes it ("ES"). */
+export const CountryCode = isoCode('iso-country', COUNTRY_CODES, 2);
+/** ISO 4217, as the standard writes it ("EUR"). */
+export const CurrencyCode = isoCode('iso-currency', CURRENCY_CODES, 3);
+/** ISO 639-1, lowercase ("fr"). */
+export const LanguageCode = isoCode('iso-language', LANGUAGE_CODES, 2);
+/** An IANA time zone name ("Europe/Madrid"), from the list the service knows. */
+export const TimeZone = isoCode('iana-timezone', TIME_ZONE_NAMES, 64);
+
+/** An ISO 8601 date ("2026-01-15") or date-time, with or without offset (analytics bounds). */
+export const DateOrDateTime = (opts: TSchemaOptions = {}) =>
+  Type.String({
+    format: 'iso-date-or-date-time',
+    pattern: ISO_DATE_OR_DATE_TIME_PATTERN,
+    maxLength: 40,
+    'x-problem': CUSTOM_FORMATS['iso-date-or-date-time'].problem,
+    ...opts,
+  });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { TIME_ZONE_NAMES } from '../../src/lib/iso/timezone-names.ts';
 import { isTimeZone, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
 
 const HOUR = 3_600_000;
@@ -56,8 +57,9 @@ describe('isTimeZone', () => {
     },
   );
 
-  test('accepts every name Intl lists', () => {
-    for (const zone of Intl.supportedValuesOf('timeZone')) expect(isTimeZone(zone)).toBe(true);
+  test('every accepted name is one Intl resolves (the zone arithmetic needs it)', () => {
+    expect(TIME_ZONE_NAMES.length).toBeGreaterThan(400);
+    for (const zone of TIME_ZONE_NAMES) expect(() => new Intl.DateTimeFormat('en-US', { timeZone: zone })).not.toThrow();
   });
 });
 

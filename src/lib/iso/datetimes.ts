@@ -56,6 +56,17 @@ export function parseIsoDateOrDateTime(text: string): IsoDateOrDateTime | null {
   return { kind: 'date-time', year, month, day, hour, minute, second, nanosecond, offsetMinutes };
 }
 
+/**
+ * The same set of texts as a JSON Schema `pattern` (ECMA-262), so a generic tool reading the OpenAPI
+ * document knows exactly what `format: iso-date-or-date-time` accepts: calendar days (leap years
+ * included, year 0000 excluded), hours 00-23, minutes and seconds 00-59, offsets up to ±23:59. A
+ * property test checks it against the parser above.
+ */
+export const ISO_DATE_OR_DATE_TIME_PATTERN =
+  '^(?!0000)(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))' +
+  '|(?:\\d{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)' +
+  '(?:[Tt](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:[.,]\\d{1,9})?)?(?:[Zz]|[+\\- ](?:[01]\\d|2[0-3])(?::?[0-5]\\d)?)?)?$';
+
 export const isIsoDateOrDateTime = (text: string): boolean => parseIsoDateOrDateTime(text) !== null;
 
 /**

@@ -1,38 +1,18 @@
 // IANA time zones, with Intl as the only source of zone data (no date library: Node's ICU is kept up to
 // date with Node, and one source of truth avoids two tz databases disagreeing).
 
-const CANONICAL: ReadonlySet<string> = new Set(Intl.supportedValuesOf('timeZone'));
+import { TIME_ZONE_NAMES } from './timezone-names.ts';
 
-// Every segment of an IANA name starts with an uppercase letter ("Europe/Madrid", "Etc/GMT+5", "UTC").
-// Checking the shape first rejects what Intl would otherwise accept but is not a zone name: offsets
-// like "+02:00" (accepted by newer V8 versions) and lowercase spellings like "utc".
-const NAME_SHAPE = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*$/;
-
-// Bounded, because the names checked come from requests: an unbounded cache of every string ever sent
-// would be a memory leak an attacker could drive.
-const MAX_CACHED = 1000;
-const checked = new Map<string, boolean>();
+const NAMES: ReadonlySet<string> = new Set(TIME_ZONE_NAMES);
 
 /**
- * True for a zone name Node's Intl accepts: the canonical names, and the aliases it resolves
- * ("UTC", "Etc/UTC", "Asia/Calcutta"). Offsets and unknown names are false.
+ * True for a zone name of the frozen list (timezone-names.ts): the canonical names and the aliases
+ * tzdata links ("UTC", "Etc/UTC", "Asia/Calcutta", "US/Pacific"). Offsets ("+02:00"), other
+ * spellings ("utc") and unknown names are false. A fixed list rather than whatever this machine's
+ * Intl accepts, so the OpenAPI document's enum and validation agree on every machine.
  */
 export function isTimeZone(name: string): boolean {
-  if (CANONICAL.has(name)) return true;
-  const known = checked.get(name);
-  if (known !== undefined) return known;
-  const valid = NAME_SHAPE.test(name) && intlAccepts(name);
-  if (checked.size < MAX_CACHED) checked.set(name, valid);
-  return valid;
-}
-
-function intlAccepts(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
+  return NAMES.has(name);
 }
 
 const HOUR_MS = 3_600_000;
