@@ -112,7 +112,8 @@ try {
   for (const [label, concurrency] of [['sequential', 1], [`concurrency ${CONCURRENCY}`, CONCURRENCY]] as const) {
     const acc = { raw: { mean: 0, rps: 0, cpuUs: 0 }, sdk: { mean: 0, rps: 0, cpuUs: 0 } };
     for (let r = 0; r < ROUNDS; r++) {
-      for (const side of (r % 2 === 0 ? ['raw', 'sdk'] : ['sdk', 'raw']) as const) {
+      const order: Array<'raw' | 'sdk'> = r % 2 === 0 ? ['raw', 'sdk'] : ['sdk', 'raw'];
+      for (const side of order) {
         const m = await measure(sides[side], concurrency);
         acc[side].mean += m.mean / ROUNDS;
         acc[side].rps += m.rps / ROUNDS;
