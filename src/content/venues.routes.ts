@@ -77,7 +77,7 @@ export const venuesRoutes: FastifyPluginAsyncTypebox<{ venues: VenuesService }> 
   app.get(
     '/v1/rms/venues/external/:externalId',
     {
-      config: { auth: 'rms', responseHeaders: { 200: ['x-venue-created'] } },
+      config: { auth: 'rms' },
       schema: {
         ...common,
         operationId: 'getVenueByExternalId',
@@ -92,7 +92,7 @@ export const venuesRoutes: FastifyPluginAsyncTypebox<{ venues: VenuesService }> 
   app.put(
     '/v1/rms/venues/external/:externalId',
     {
-      config: { auth: 'rms' },
+      config: { auth: 'rms', responseHeaders: { 200: ['x-venue-created'] } },
       schema: {
         ...common,
         operationId: 'upsertVenueByExternalId',
