@@ -39,7 +39,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const rmsClients = new RmsClients({ timeoutMs: config.rmsTimeoutMs, allowPrivate: config.allowPrivateTargets });
   const { services, jobs } = buildServices({ config, db, clock, log, posTypes, posClients, rmsClients });
   const limiter = new FailureLimiter(config.authFailureLimitPerMin);
-  const fastify = await createPlatform({ config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS });
+  const fastify = await createPlatform({
+    config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS,
+    // INTEGRATOR (issue 17): once src/webhooks/events.schemas.ts (branch w-schemas-2) is merged, import
+    // `webhookDocument` from '../webhooks/events.schemas.ts' and uncomment this line: the document's
+    // OpenAPI 3.1 `webhooks` section (one entry per event type).
+    // webhooks: webhookDocument(),
+  });
   fastify.addHook('onClose', async () => posClients.close());
   fastify.addHook('onClose', async () => rmsClients.close());
   await mountRoutes(fastify, services, { posTypes, limiter });

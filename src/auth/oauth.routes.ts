@@ -44,6 +44,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limiter
   app.post(
     '/oauth/token',
     {
+      config: { rateLimited: true, responseHeaders: { 200: ['Cache-Control', 'Pragma'], 401: ['WWW-Authenticate'] } },
       schema: {
         operationId: 'issueAccessToken',
         summary: 'Exchange client credentials for an access token',

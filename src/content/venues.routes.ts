@@ -92,7 +92,7 @@ export const venuesRoutes: FastifyPluginAsyncTypebox<{ venues: VenuesService }> 
   app.put(
     '/v1/rms/venues/external/:externalId',
     {
-      config: { auth: 'rms' },
+      config: { auth: 'rms', responseHeaders: { 200: ['x-venue-created'] } },
       schema: {
         ...common,
         operationId: 'upsertVenueByExternalId',

@@ -10,7 +10,7 @@ export const paymentsRoutes: FastifyPluginAsyncTypebox<{ payments: PaymentsServi
   app.post(
     '/v1/pat/venue/:venueId/order/:orderId/payment',
     {
-      config: { auth: 'pat' },
+      config: { auth: 'pat', responseHeaders: { 200: ['X-Idempotent-Replay'], 202: ['X-Idempotent-Replay'] } },
       schema: {
         ...common,
         operationId: 'submitPayment',
