@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { guidesMarkdown, registerGuides, type Guide } from './guides.ts';
 import type { FastifyInstance } from 'fastify';
 import { isRateLimited } from './auth.ts';
 import { familyOf } from './errors.ts';
@@ -219,6 +220,8 @@ export interface OpenApiOptions {
   publicBaseUrl: string;
   /** The OpenAPI 3.1 `webhooks` section: the events the service sends, handed in by the composition root. */
   webhooks?: Record<string, unknown>;
+  /** The guides of docs/, linked from the document's description and served under /docs/guides. */
+  guides?: readonly Guide[];
 }
 
 export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions): Promise<void> {
@@ -234,7 +237,8 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
           'Content API (/v1/rms, API key), pay-at-table API (/v1/pat, access token), analytics API (/v1/pos, access ' +
           'token), booking channels (/v1/bc, /v3, /v1/feeds) and outbound webhooks (/v1/webhooks). HTTPS only. Errors use ' +
           'the envelope {"error":{"code","message","details"}}; a 401 on /v1/pat and every error of /oauth/token are ' +
-          'OAuth-style {"error","error_description"}. Every response carries x-request-id.',
+          'OAuth-style {"error","error_description"}. Every response carries x-request-id.' +
+          (opts.guides?.length ? `\n\n## Guides\n\n${guidesMarkdown(opts.guides)}\n\nA typed TypeScript client: the SDK \`@tableside/sdk\` (sdk/README.md in the repository).` : ''),
         contact: { name: 'The operator of this Tableside server', url: `${opts.publicBaseUrl}/docs` },
       },
       // OWASP API9: the audience of the server is stated (partners reach it: not internal).
@@ -250,5 +254,6 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  registerGuides(app, opts.guides ?? []);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -14,6 +15,7 @@ import { healthRoutes } from './health.routes.ts';
 import { createHttpsOnlyServer } from './https-only.ts';
 import { loggableUrl } from './logger.ts';
 import { registerMetrics } from './metrics.ts';
+import { loadGuides } from './guides.ts';
 import { registerOpenApi } from './openapi.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -38,6 +40,8 @@ export interface PlatformDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const BODY_LIMIT = 1024 * 1024;
+/** The project's guides (docs/*.md), served beside the API reference. */
+const GUIDES_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 
 export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstance> {
   const { config, db, tls, log } = deps;
@@ -112,7 +116,7 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
   // Bodies are JSON, or a form on /oauth/token and the onboarding page; anything else is a 415.
   fastify.removeContentTypeParser('text/plain');
   await fastify.register(formbody, { bodyLimit: BODY_LIMIT });
-  await registerOpenApi(fastify, { publicBaseUrl: config.publicBaseUrl, webhooks: deps.webhooks });
+  await registerOpenApi(fastify, { publicBaseUrl: config.publicBaseUrl, webhooks: deps.webhooks, guides: loadGuides(GUIDES_DIR) });
   const pglite = db.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined;
   registerMetrics(fastify, { embeddedDbMemory: pglite ? () => pglite.Module?.HEAPU8?.length ?? null : undefined });
   registerAuth(fastify, { auth: deps.authenticator, limiter: deps.throttle });
