@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { MAX_PARAM_LENGTH } from '../server/input-guards.ts';
 import { CurrencyCode, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
 import { PathId } from './venues.schemas.ts';
 
@@ -50,5 +51,10 @@ export const OrderParams = Type.Object({ venueId: PathId('the venue id'), orderI
 export const PaymentParams = Type.Object({
   venueId: PathId('the venue id'),
   orderId: PathId('the orderId of the bill'),
-  externalReference: ExternalReference('the externalReference the payment was submitted with'),
+  // Up to the router's limit, not 128: a longer reference is simply no such payment (404), like an
+  // unknown one (LIM-22).
+  externalReference: Str(MAX_PARAM_LENGTH, {
+    minLength: 1,
+    description: 'the externalReference the payment was submitted with; a longer one than 128 characters matches no payment (404)',
+  }),
 });
