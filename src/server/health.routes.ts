@@ -18,7 +18,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Pick<Db, 'kysely'> }>
           'Answers 200 while the process serves requests, without touching the database. No credential and no rate ' +
           'limit: meant for load balancers and orchestrators.',
         tags: ['operations'],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), ...errorResponses('platform', [400]) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -34,13 +34,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Pick<Db, 'kysely'> }>
           'Answers 200 when the database answers a query, else 503 with Retry-After: take the process out of rotation ' +
           'until it is ready again. No credential and no rate limit.',
         tags: ['operations'],
-        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses('platform', [503]) },
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses('platform', [400, 503]) },
       },
     },
     async () => {
       try {
         await sql`SELECT 1`.execute(db.kysely);
       } catch {
+        // Retry-After like every other 503 of the service (the database is away for a moment).
         throw new AppError('unavailable', 'The database is not reachable.', null, { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
       }
       return { status: 'ready' as const };
