@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../lib/errors.ts';
+import { CUSTOM_FORMATS } from '../lib/json-schema.ts';
 import type { TlsMaterial } from '../lib/tls.ts';
 import { registerAuth, type Authenticator, type FailureThrottle } from './auth.ts';
 import { registerErrorHandling, sendError, SHUTDOWN_RETRY_AFTER_S, type ErrorMapping } from './errors.ts';
@@ -65,6 +66,9 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
     // Requests that arrive while the server closes get a 503 from the hook below, in the envelope
     // (Fastify's own 503 has neither the envelope, x-request-id nor Retry-After).
     return503OnClosing: false,
+    // The response serializer compiles nullable fields with an ajv of its own: it needs the service's
+    // format names (their enum or pattern says what they accept; a serializer validates nothing).
+    serializerOpts: { ajv: { formats: Object.fromEntries(Object.keys(CUSTOM_FORMATS).map((name) => [name, true])) } },
     // Router and parser errors in the envelope, and every parameter its schema accepts (ERR-07, LIM-22).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
