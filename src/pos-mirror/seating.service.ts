@@ -98,7 +98,9 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
       const next = withoutSkus(body, res.unknownSkus);
       // A POS naming SKUs we did not send would loop: that is a refusal.
       if ((next.items?.length ?? 0) === (body.items?.length ?? 0)) return { refused: `the POS answered 422: ${res.error}` };
-      unknownSkus.push(...res.unknownSkus.filter((s) => !unknownSkus.includes(s)));
+      // Only SKUs of the event are reported (a POS naming others adds nothing a receiver could act on).
+      const sent = new Set((body.items ?? []).map((i) => i.sku));
+      unknownSkus.push(...res.unknownSkus.filter((s) => sent.has(s) && !unknownSkus.includes(s)));
       body = next;
     }
     return { refused: 'the POS kept refusing the order for unknown SKUs' };
