@@ -24,6 +24,8 @@ import type { TablesService } from './tables.service.ts';
 // pos_order.failed) and the mirrored order, which keeps the booking's party size, prepayment and time.
 
 export const SEATING_JOB = 'seating.open';
+/** The longest `reason` of a failed seating (recorded, and in pos_order.failed). */
+export const MAX_FAILURE_REASON = 1000;
 export const seatingJobKey = (seatingId: string) => `seating-open:${seatingId}`;
 
 export interface SeatingServiceDeps {
@@ -167,7 +169,9 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     return { kind: 'opened', orderId, unknownSkus };
   }
 
-  async function fail(tx: Executor, row: SeatingRow, reason: string, ownsJob: boolean): Promise<void> {
+  async function fail(tx: Executor, row: SeatingRow, whole: string, ownsJob: boolean): Promise<void> {
+    // A POS's own words are in it: bounded, as the pos_order.failed event's schema says.
+    const reason = whole.slice(0, MAX_FAILURE_REASON);
     const now = clock.now();
     await repo.markFailed(tx, row.id, reason, now);
     if (ownsJob) await cancelJob(tx, seatingJobKey(row.id));
