@@ -7,9 +7,13 @@ import Type, { type Static } from 'typebox';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
-export const PosTable = Type.Object({ id: Type.String({ minLength: 1 }), name: Type.String() });
+// Limits on what Tableside passes on from a POS (its API document declares them): ids of at most
+// 200 characters, table names of at most 200, at most 1000 tables a venue.
+const PosId = Type.String({ minLength: 1, maxLength: 200 });
+
+export const PosTable = Type.Object({ id: PosId, name: Type.String({ maxLength: 200 }) });
 export type PosTable = Static<typeof PosTable>;
-export const PosTables = Type.Array(PosTable);
+export const PosTables = Type.Array(PosTable, { maxItems: 1000 });
 
 export const PosItem = Type.Object(
   {
@@ -43,7 +47,7 @@ export type PosCheck = Static<typeof PosCheck> & Record<string, unknown>;
 
 export const PosOrder = Type.Object(
   {
-    id: Type.String({ minLength: 1 }),
+    id: PosId,
     status: Type.Enum(['open', 'closed']),
     tables: Type.Array(Type.String()),
     partySize: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
@@ -62,7 +66,7 @@ export const PosOrder = Type.Object(
 export type PosOrder = Static<typeof PosOrder>;
 export const PosOrders = Type.Array(PosOrder);
 
-export const CreatedOrder = Type.Object({ id: Type.String({ minLength: 1 }), checkNumber: Type.String() });
+export const CreatedOrder = Type.Object({ id: PosId, checkNumber: Type.String() });
 export const UnknownSkus = Type.Object({ error: Type.String(), unknownSkus: Type.Array(Type.String()) });
 
 export const PosPaymentState = Type.Object({
