@@ -13,6 +13,7 @@ import { createPlatform } from '../server/platform.ts';
 import { ERROR_MAPPINGS } from './errors.ts';
 import { mountRoutes } from './routes.ts';
 import { buildServices, type Services } from './services.ts';
+import { webhookDocument } from '../webhooks/events.schemas.ts';
 
 // The HTTP service assembled: the services (services.ts) on the platform (src/server), with every
 // feature's routes mounted (routes.ts).
@@ -41,10 +42,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const limiter = new FailureLimiter(config.authFailureLimitPerMin);
   const fastify = await createPlatform({
     config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS,
-    // INTEGRATOR (issue 17): once src/webhooks/events.schemas.ts (branch w-schemas-2) is merged, import
-    // `webhookDocument` from '../webhooks/events.schemas.ts' and uncomment this line: the document's
-    // OpenAPI 3.1 `webhooks` section (one entry per event type).
-    // webhooks: webhookDocument(),
+    // The document's OpenAPI 3.1 `webhooks` section: one entry per event type the service sends.
+    webhooks: webhookDocument(),
   });
   fastify.addHook('onClose', async () => posClients.close());
   fastify.addHook('onClose', async () => rmsClients.close());
