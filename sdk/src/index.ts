@@ -8,9 +8,6 @@ export type { TablesideClient, TablesidePaths } from './types.js';
 export {
   verifyWebhook,
   WebhookVerificationError,
-  type DocumentedEvent,
-  type EventEntity,
-  type HandWrittenEvent,
   type TablesideEvent,
   type TablesideEventType,
   type WebhookHeaders,

@@ -6,73 +6,16 @@ import type { webhooks } from './schema.js';
 
 export { WebhookVerificationError };
 
-/** Every event type an endpoint may subscribe to (docs/webhooks.md), plus `webhook.test`. */
-export type TablesideEventType =
-  | 'payment.confirmed'
-  | 'payment.failed'
-  | 'payment.late_confirmation'
-  | 'order.closed'
-  | 'venue.onboarded'
-  | 'pos_connection.suspended'
-  | 'pos_connection.resumed'
-  | 'booking.created'
-  | 'booking.updated'
-  | 'booking.canceled'
-  | 'booking.seated'
-  | 'pos_order.opened'
-  | 'pos_order.unknown_skus'
-  | 'pos_order.failed'
-  | 'availability_feed.processed'
-  | 'webhook.endpoint_disabled'
-  | 'webhook.test';
-
-/** What every event's data carries: the entity it is about and its per-entity order. */
-export interface EventEntity {
-  entityId: string;
-  sequence: number | null;
-}
-
-interface PaymentData extends EventEntity {
-  paymentId: string;
-  orderId: string;
-  venueId: string;
-  status: 'pending' | 'confirmed' | 'failed';
-  failureCode: string | null;
-  type: 'full' | 'partial';
-  amount: number;
-  currency: string | null;
-  paymentMethod: string | null;
-  tip: number | null;
-  externalReference: string;
-  recordedAt: string;
-  confirmedAt: string | null;
-}
+type WebhookBody<W> = W extends { post: { requestBody?: { content: { 'application/json': infer B } } } } ? B : never;
 
 /**
- * The event types written by hand from docs/webhooks.md, used until the served document declares
- * its `webhooks` section (issue 17): then `TablesideEvent` below is generated from it instead.
- * TODO(issue-17): delete once schema.d.ts has `webhooks`.
+ * A delivery's body, `{type, timestamp, data}`, as the served document's OpenAPI 3.1 `webhooks` section
+ * declares it: one schema per event type, so `switch (event.type)` narrows `data`.
  */
-export type HandWrittenEvent =
-  | { type: 'payment.confirmed' | 'payment.failed'; timestamp: string; data: PaymentData }
-  | { type: 'payment.late_confirmation'; timestamp: string; data: EventEntity & { paymentId: string; externalReference: string; orderId: string; venueId: string; posStatus: string; failureCode: string | null } }
-  | { type: 'order.closed'; timestamp: string; data: EventEntity & { orderId: string; venueId: string; posOrderId: string | null; closedAt: string; closedBy: string } }
-  | { type: 'venue.onboarded'; timestamp: string; data: EventEntity & { venueId: string; posType: string; posVenueId: string } }
-  | { type: 'pos_connection.suspended' | 'pos_connection.resumed'; timestamp: string; data: EventEntity & { venueId: string; posType: string; status: 'suspended' | 'active'; reason: string | null } }
-  | { type: 'webhook.endpoint_disabled'; timestamp: string; data: EventEntity & { endpointId: string; url: string; reason: string; disabledAt: string } }
-  | { type: 'webhook.test'; timestamp: string; data: EventEntity & { endpointId: string } }
-  | {
-      type: 'booking.created' | 'booking.updated' | 'booking.canceled' | 'booking.seated' | 'pos_order.opened' | 'pos_order.unknown_skus' | 'pos_order.failed' | 'availability_feed.processed';
-      timestamp: string;
-      data: EventEntity & Record<string, unknown>;
-    };
+export type TablesideEvent = { [K in keyof webhooks]: WebhookBody<webhooks[K]> }[keyof webhooks];
 
-type WebhookBody<W> = W extends { post: { requestBody?: { content: { 'application/json': infer B } } } } ? B : never;
-/** The events the document's `webhooks` section declares (one request body schema per event type). */
-export type DocumentedEvent = { [K in keyof webhooks]: WebhookBody<webhooks[K]> }[keyof webhooks];
-
-/** A delivery's body, `{type, timestamp, data}`: from the document once it declares webhooks, else hand-written. */
-export type TablesideEvent = webhooks extends Record<string, never> ? HandWrittenEvent : DocumentedEvent;
+/** Every event type an endpoint may subscribe to (docs/webhooks.md), plus `webhook.test`. */
+export type TablesideEventType = TablesideEvent['type'];
 
 /** Headers as a Fetch `Headers`, or a plain object (Node's `req.headers`, with string or string[] values). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
