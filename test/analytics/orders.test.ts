@@ -444,6 +444,6 @@ describeEachStore('closed orders', (store) => {
     expect(op.operationId).toBe('listClosedOrders');
     expect(op.tags).toEqual(['analytics']);
     expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['from', 'limit', 'offset', 'until', 'venueId']);
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
   });
 });
