@@ -14,6 +14,8 @@ import { expect } from 'vitest';
 //     document requires is present, and a declared header's value validates against its schema.
 // The service's own format names (iso-country, …) are kept in the document as documentation only:
 // they are registered as "ignored" here, so only standard formats, patterns and enums carry meaning.
+// Ajv's 2020-12 class, not the draft-07 default: an OpenAPI 3.1 schema is JSON Schema 2020-12, and
+// keywords such as dependentRequired (the latitude/longitude pair) mean nothing to draft-07.
 // Responses of requests that are not operations of the document (unknown paths, methods not
 // offered, /docs, /metrics, the onboarding page) are skipped.
 //
@@ -345,8 +347,8 @@ const checkersByBaseUrl = new Map<string, Promise<ContractChecker | null>>();
 
 /**
  * The checker for the service at `baseUrl`, its document fetched once from `/openapi.json` with
- * `fetchText` (null when it has none: not the service under test). A failed fetch (the service
- * is gone) is not remembered.
+ * `fetchText`; null when it has none (not the service under test). A failed fetch (the service is
+ * gone) or a passing refusal (503 while it shuts down) is not remembered: the next response asks again.
  */
 export function checkerForService(baseUrl: string, fetchText: (url: URL) => Promise<{ status: number; text: string }>): Promise<ContractChecker | null> {
   const origin = new URL(baseUrl).origin;
@@ -354,6 +356,7 @@ export function checkerForService(baseUrl: string, fetchText: (url: URL) => Prom
   if (!pending) {
     pending = (async () => {
       const res = await fetchText(new URL('/openapi.json', origin));
+      if (res.status >= 500 || res.status === 429) throw new Error(`/openapi.json answered ${res.status}`);
       if (res.status !== 200) return null;
       let doc: Json;
       try {
@@ -368,11 +371,6 @@ export function checkerForService(baseUrl: string, fetchText: (url: URL) => Prom
     checkersByBaseUrl.set(origin, pending);
   }
   return pending.catch(() => null);
-}
-
-/** Forgets the document of a base URL (a restarted service on the same port may serve another). */
-export function forgetService(baseUrl: string): void {
-  checkersByBaseUrl.delete(new URL(baseUrl).origin);
 }
 
 // ----- what happens to an outcome: counted, observed, reported or thrown -----
@@ -411,7 +409,6 @@ export function enforce(outcome: ContractOutcome, res: ReceivedResponse): void {
   if (outcome.checked) contractStats.checked++;
   else contractStats.skipped++;
   for (const listener of listeners) listener(outcome, res);
-  if (process.env.CONTRACT_DISCOVER && outcome.checked) appendFileSync(process.env.CONTRACT_DISCOVER, JSON.stringify({ op: outcome.operationId, status: res.status, h: Object.keys(res.headers), ct: res.headers['content-type'] }) + '\n'); // TEMP
   if (!outcome.checked || outcome.violations.length === 0) return;
   contractStats.violations++;
   const report = process.env.CONTRACT_REPORT;

@@ -87,7 +87,8 @@ export class HttpClient {
       return;
     }
     const checker = await checkerForService(url.origin, async (docUrl) => {
-      const res = await request(docUrl, { method: 'GET', dispatcher: this.dispatcher });
+      // A service behind a TLS-terminating proxy (TRUST_PROXY) serves only requests the proxy marks https.
+      const res = await request(docUrl, { method: 'GET', headers: { 'x-forwarded-proto': 'https' }, dispatcher: this.dispatcher });
       return { status: res.statusCode, text: await res.body.text() };
     });
     enforce(checker ? checker.check(received) : { checked: false, reason: 'the server serves no OpenAPI document' }, received);
