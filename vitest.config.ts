@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // Two cores on the reference machine: two files at a time keeps CI well under its budget.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,

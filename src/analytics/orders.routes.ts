@@ -17,8 +17,15 @@ export const analyticsOrdersRoutes: FastifyPluginAsyncTypebox<{ orders: Analytic
         operationId: 'listClosedOrders',
         summary: "A venue's closed orders, most recent close first",
         description:
-          'Closed orders whose close time is within from..until (both inclusive, at most 31 × 24 hours apart), from the stored history: it answers while the POS is down. ' +
-          'A 400 lists each offending field in error.details.form.errors. An unknown venue is 404; an existing venue outside the token\'s scope is 403.',
+          'Closed orders whose close time is within from..until (both inclusive), most recent close first, paged with ' +
+          'offset and limit (1..100, default 50), from the stored history: it answers while the POS is down. A date-only ' +
+          "from is 00:00:00.000 and a date-only until 23:59:59.999 of that day in the venue's time zone (UTC when it has " +
+          'none); a date-time without an offset is read in that time zone too. Rules a schema cannot state: until must ' +
+          'not be before from, and after resolving both bounds until - from is at most 31 × 24 hours; either breach is a ' +
+          '400 naming both fields. A 400 lists each offending field in error.details.form.errors. An unknown venue is a ' +
+          "404; an existing venue outside the token's scope is a 403. Auth: an access token (`Authorization: Bearer " +
+          'tat_…`, from POST /oauth/token) of a partner with analytics access: a missing, invalid, expired or revoked ' +
+          'token is a 401; a partner without analytics access is a 403.',
         tags: ['analytics'],
         security: [{ accessToken: [] }],
         params: VenueParams,

@@ -9,13 +9,14 @@ export interface AnalyticsVenueRow {
 }
 
 /** Venues in scope that analytics can serve now: those with an active POS connection (DESIGN 9). */
-export async function listAnalyticsVenues(ex: Executor, partnerId: string): Promise<AnalyticsVenueRow[]> {
+export async function listAnalyticsVenues(ex: Executor, partnerId: string, max: number): Promise<AnalyticsVenueRow[]> {
   const { rows } = await sql<AnalyticsVenueRow>`
     SELECT v.id, v.name, v.country_code AS country, v.timezone
     FROM partner_venues pv
     JOIN venues v ON v.id = pv.venue_id
     JOIN pos_connections c ON c.venue_id = v.id AND c.status = 'active'
     WHERE pv.partner_id = ${partnerId}
-    ORDER BY lower(v.name), v.id`.execute(ex);
+    ORDER BY lower(v.name), v.id
+    LIMIT ${max}`.execute(ex);
   return rows;
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../server/auth.ts';
-import { errorResponses } from '../server/schemas.ts';
+import { AUTH_ERRORS, errorResponses } from '../server/schemas.ts';
 import type { AnalyticsVenuesService } from './venues.service.ts';
 import { AnalyticsVenueList } from './venues.schemas.ts';
 
@@ -13,10 +13,14 @@ export const analyticsVenuesRoutes: FastifyPluginAsyncTypebox<{ venues: Analytic
         operationId: 'listAnalyticsVenues',
         summary: 'Venues in scope that are available for analytics queries',
         description:
-          'Venues in the token\'s scope with an active POS connection. A venue whose connection is suspended is temporarily unavailable and omitted (its closed orders still answer); an empty array means none.',
+          "The venues in the token's scope with an active POS connection, by name (not paged; at most 100,000). A venue " +
+          'whose connection is suspended is temporarily unavailable and omitted (its closed orders still answer); an ' +
+          'empty array means none. Auth: an access token (`Authorization: Bearer tat_…`, from POST /oauth/token) of a ' +
+          'partner with analytics access: a missing, invalid, expired or revoked token is a 401; a partner without ' +
+          'analytics access is a 403.',
         tags: ['analytics'],
         security: [{ accessToken: [] }],
-        response: { 200: AnalyticsVenueList, ...errorResponses('analytics', [401, 403, 429]) },
+        response: { 200: AnalyticsVenueList, ...errorResponses('analytics', AUTH_ERRORS) },
       },
     },
     async (request) => venues.listVenues(principalOf(request).partnerId),

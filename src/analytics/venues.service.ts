@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.ts';
 import * as repo from './venues.repository.ts';
-import type { AnalyticsVenueList } from './venues.schemas.ts';
+import { MAX_SCOPE_VENUES, type AnalyticsVenueList } from './venues.schemas.ts';
 
 // GET /v1/pos/partner/venues (spec 2.8, 4.8): the venues in the token's scope that are available
 // for analytics now. A venue whose POS connection is suspended is temporarily unavailable and
@@ -9,7 +9,7 @@ import type { AnalyticsVenueList } from './venues.schemas.ts';
 export function createAnalyticsVenuesService({ db }: { db: Pick<Db, 'kysely'> }) {
   return {
     async listVenues(partnerId: string): Promise<AnalyticsVenueList> {
-      return { venues: await repo.listAnalyticsVenues(db.kysely, partnerId) };
+      return { venues: await repo.listAnalyticsVenues(db.kysely, partnerId, MAX_SCOPE_VENUES) };
     },
   };
 }

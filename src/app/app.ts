@@ -13,6 +13,7 @@ import { createPlatform } from '../server/platform.ts';
 import { ERROR_MAPPINGS } from './errors.ts';
 import { mountRoutes } from './routes.ts';
 import { buildServices, type Services } from './services.ts';
+import { webhookDocument } from '../webhooks/events.schemas.ts';
 
 // The HTTP service assembled: the services (services.ts) on the platform (src/server), with every
 // feature's routes mounted (routes.ts).
@@ -39,7 +40,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const rmsClients = new RmsClients({ timeoutMs: config.rmsTimeoutMs, allowPrivate: config.allowPrivateTargets });
   const { services, jobs } = buildServices({ config, db, clock, log, posTypes, posClients, rmsClients });
   const limiter = new FailureLimiter(config.authFailureLimitPerMin);
-  const fastify = await createPlatform({ config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS });
+  const fastify = await createPlatform({
+    config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS,
+    // The document's OpenAPI 3.1 `webhooks` section: one entry per event type the service sends.
+    webhooks: webhookDocument(),
+  });
   fastify.addHook('onClose', async () => posClients.close());
   fastify.addHook('onClose', async () => rmsClients.close());
   await mountRoutes(fastify, services, { posTypes, limiter });

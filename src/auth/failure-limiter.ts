@@ -1,3 +1,5 @@
+import type { FailureThrottle, ThrottleStatus } from '../server/auth.ts';
+
 // Failed authentications per client address in a sliding minute (DES-031). Past the limit, further
 // failing attempts get 429 with Retry-After; requests with valid credentials are never limited, so
 // a partner behind a shared address is not locked out by someone else's guessing.
@@ -6,7 +8,9 @@
 // replicas (docs/decisions.md). A brute-force guess at a 256-bit secret is hopeless either way;
 // this bounds the load a misbehaving client can put on credential lookups.
 
-export class FailureLimiter {
+const WINDOW_MS = 60_000;
+
+export class FailureLimiter implements FailureThrottle {
   private readonly failures = new Map<string, number[]>();
   private sweeps = 0;
 
@@ -19,7 +23,14 @@ export class FailureLimiter {
   retryAfter(address: string): number {
     const recent = this.recent(address);
     if (recent.length < this.limitPerMinute) return 0;
-    return Math.max(1, Math.ceil((recent[0] + 60_000 - this.now()) / 1000));
+    return Math.max(1, Math.ceil((recent[0] + WINDOW_MS - this.now()) / 1000));
+  }
+
+  /** The limit, what the address may still fail, and when that rises (the RateLimit headers). */
+  status(address: string): ThrottleStatus {
+    const recent = this.recent(address);
+    const resetS = recent.length === 0 ? 0 : Math.max(1, Math.ceil((recent[0] + WINDOW_MS - this.now()) / 1000));
+    return { limit: this.limitPerMinute, windowS: WINDOW_MS / 1000, remaining: Math.max(0, this.limitPerMinute - recent.length), resetS };
   }
 
   record(address: string): void {
@@ -31,7 +42,7 @@ export class FailureLimiter {
   }
 
   private recent(address: string): number[] {
-    const cutoff = this.now() - 60_000;
+    const cutoff = this.now() - WINDOW_MS;
     const list = (this.failures.get(address) ?? []).filter((t) => t > cutoff);
     if (list.length === 0) this.failures.delete(address);
     return list;

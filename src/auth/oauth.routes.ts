@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { AppError, rateLimited } from '../lib/errors.ts';
+import { Int32, Str } from '../server/schemas.ts';
 import type { AuthService } from './auth.service.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 
@@ -10,17 +11,23 @@ import type { FailureLimiter } from './failure-limiter.ts';
 const oauthError = (status: 'bad_request' | 'unauthorized', code: string, description: string) =>
   new AppError(status, description, { oauthError: code });
 
-const TokenRequest = Type.Object({
-  grant_type: Type.Optional(Type.String()),
-  client_id: Type.Optional(Type.String()),
-  client_secret: Type.Optional(Type.String()),
-  scope: Type.Optional(Type.String()),
-});
+// Every field is optional in the schema: a missing grant_type or client is answered by the handler
+// with the RFC 6749 error it deserves (invalid_request, unsupported_grant_type), not a generic 400.
+// The limits are far above what is ever issued (tci_ + 16 characters, tcs_ + 43).
+const TokenRequest = Type.Object(
+  {
+    grant_type: Type.Optional(Str(64, { description: 'must be client_credentials' })),
+    client_id: Type.Optional(Str(256, { description: 'the client id (tci_…); or use HTTP Basic' })),
+    client_secret: Type.Optional(Str(256, { description: 'the client secret (tcs_…); or use HTTP Basic' })),
+    scope: Type.Optional(Str(1024, { description: 'ignored: a token carries the access of its partner' })),
+  },
+  { description: 'The same fields as a form (application/x-www-form-urlencoded, RFC 6749) or as JSON.' },
+);
 
 const TokenResponse = Type.Object({
-  access_token: Type.String(),
+  access_token: Type.String({ maxLength: 47, pattern: '^tat_[A-Za-z0-9_-]{43}$', description: 'tat_ and 43 base64url characters' }),
   token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer({ description: 'seconds' }),
+  expires_in: Int32(1, 31_536_000, { description: 'seconds until the token expires (ACCESS_TOKEN_TTL_S, 3600 by default)' }),
 });
 
 function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
@@ -44,13 +51,21 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limiter
   app.post(
     '/oauth/token',
     {
+      config: { rateLimited: true, responseHeaders: { 200: ['Cache-Control', 'Pragma'], 401: ['WWW-Authenticate'] } },
       schema: {
         operationId: 'issueAccessToken',
         summary: 'Exchange client credentials for an access token',
         description:
-          'grant_type=client_credentials with client_id and client_secret in the body (form or JSON) or as HTTP Basic. ' +
-          'The token is used as `Authorization: Bearer` on /v1/pat and /v1/pos.',
+          'The OAuth 2.0 client credentials grant (RFC 6749 4.4): grant_type=client_credentials with client_id and ' +
+          'client_secret in the body, as a form (application/x-www-form-urlencoded) or as JSON, or as HTTP Basic ' +
+          '(then Basic wins over the body). Answers {access_token, token_type: Bearer, expires_in} with Cache-Control: ' +
+          'no-store; the token is used as `Authorization: Bearer` on /v1/pat and /v1/pos until it expires. Errors are ' +
+          'RFC 6749 bodies {error, error_description}: 400 invalid_request (a field missing or malformed), 400 ' +
+          'unsupported_grant_type (another grant), 401 invalid_client (unknown client or wrong secret; with ' +
+          'WWW-Authenticate: Basic when Basic was used), 429 after too many failed authentications from one address ' +
+          '(see Retry-After). No other authentication.',
         tags: ['auth'],
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: TokenRequest,
         response: {
           200: TokenResponse,

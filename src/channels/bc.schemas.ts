@@ -1,54 +1,66 @@
 import Type, { type Static } from 'typebox';
-import { pageQuery } from '../lib/pagination.ts';
-import { Nullable, Timestamp } from '../server/schemas.ts';
+import { BOOKING_STATUSES, MAX_NOTES, MAX_PARTY_SIZE, MAX_SLOTS } from '../rms/rms-client.fns.ts';
+import {
+  CountryCode, CurrencyCode, DateText, INT32_MAX, Int32, Nullable, Str, Timestamp, TimeZone, Uuid,
+} from '../server/schemas.ts';
 
 // The channel API's shapes (DESIGN 8.4a): validation, types and OpenAPI from one source. Ids are
-// Tableside's: a venue's content id, Tableside's booking id.
+// Tableside's: a venue's content id, Tableside's booking id. Values the reservation system gives
+// (status, party size, notes, slots) are bounded where they enter (rms/rms-client.fns.ts).
 
-const Id = (description: string) => Type.String({ format: 'uuid', description });
-const Name = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000]*$' });
+const Id = (description: string) => Uuid({ description });
+const Name = (max: number, description?: string) => Str(max, { minLength: 1, ...(description ? { description } : {}) });
+const DateTimeIn = (description: string) => Type.String({ format: 'date-time', maxLength: 40, description });
+/** A party a channel may book. */
+const PartySize = (description?: string) => Int32(1, 100, description ? { description } : {});
 
 export const BcPageQuery = Type.Object({
-  ...pageQuery({ defaultLimit: 10, maxLimit: 50 }),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'records to skip (default 0)' })),
+  offset: Type.Optional(Int32(0, 1_000_000_000, { default: 0, description: 'records to skip (default 0)' })),
+  limit: Type.Optional(Int32(0, 50, { default: 10, description: 'page size, 0 to 50 (default 10)' })),
 });
 
+/** A content venue's http(s) URL (content API: at most 2048 characters). */
+const VenueUrl = Type.String({ maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$', description: "the venue's website" });
+
 export const BcVenue = Type.Object({
-  id: Type.String({ description: "Tableside's venue id (Google's merchant_id)" }),
-  name: Type.String(),
-  city: Nullable(Type.String()),
-  countryCode: Nullable(Type.String()),
-  timezone: Nullable(Type.String({ description: 'IANA timezone; dates in availability are venue-local' })),
-  currency: Nullable(Type.String()),
-  latitude: Nullable(Type.Number()),
-  longitude: Nullable(Type.Number()),
-  url: Nullable(Type.String()),
-  minCovers: Type.Integer(),
-  maxCovers: Nullable(Type.Integer()),
+  id: Id("Tableside's venue id (Google's merchant_id)"),
+  name: Str(255),
+  city: Nullable(Str(255)),
+  countryCode: Nullable(CountryCode()),
+  timezone: Nullable(TimeZone({ description: 'IANA timezone; dates in availability are venue-local' })),
+  currency: Nullable(CurrencyCode()),
+  latitude: Nullable(Type.Number({ minimum: -90, maximum: 90 })),
+  longitude: Nullable(Type.Number({ minimum: -180, maximum: 180 })),
+  url: Nullable(VenueUrl),
+  minCovers: Int32(1, INT32_MAX, { description: 'smallest party the venue takes' }),
+  maxCovers: Nullable(Int32(1, INT32_MAX, { description: 'largest party the venue takes; null when it says none' })),
 });
-export const BcVenueList = Type.Object({ total: Type.Integer(), data: Type.Array(BcVenue) });
+export const BcVenueList = Type.Object({
+  total: Int32(0, INT32_MAX, { description: 'venues linked to your channel, across all pages' }),
+  data: Type.Array(BcVenue, { maxItems: 50 }),
+});
 
 export const VenueParams = Type.Object({ venueId: Id('the venue id from GET /v1/bc/venues') });
 
 export const AvailabilityQuery = Type.Object({
-  date: Type.String({ format: 'date', description: 'YYYY-MM-DD, venue-local' }),
-  partySize: Type.Integer({ minimum: 1, maximum: 100 }),
+  date: DateText({ description: 'YYYY-MM-DD, venue-local' }),
+  partySize: PartySize(),
 });
 
 export const BcSlot = Type.Object({
   start: Timestamp,
-  durationSec: Nullable(Type.Integer({ description: 'how long the table is held, when the reservation system says' })),
-  openSpots: Type.Integer(),
-  deposit: Nullable(Type.Object({ amount: Type.Number({ description: "a decimal in the venue's currency" }), currency: Type.String() })),
+  durationSec: Nullable(Int32(0, INT32_MAX, { description: 'how long the table is held, when the reservation system says' })),
+  openSpots: Int32(0, INT32_MAX),
+  deposit: Nullable(Type.Object({ amount: Type.Number({ minimum: 0, description: "a decimal in the venue's currency" }), currency: CurrencyCode() })),
   requiresCc: Type.Boolean(),
 });
 
 export const BcAvailability = Type.Object({
-  venueId: Type.String(),
-  date: Type.String(),
-  partySize: Type.Integer(),
+  venueId: Id('the venue id, as asked'),
+  date: DateText({ description: 'as asked' }),
+  partySize: PartySize('as asked'),
   source: Type.Union([Type.Literal('live'), Type.Literal('snapshot')], { description: 'live: asked the reservation system now; snapshot: its latest availability feed' }),
-  slots: Type.Array(BcSlot),
+  slots: Type.Array(BcSlot, { maxItems: MAX_SLOTS }),
 });
 
 export const Contact = Type.Object({
@@ -65,10 +77,10 @@ export const IdempotencyHeaders = Type.Object({
 
 export const CreateBookingBody = Type.Object({
   venueId: Id('the venue id'),
-  partySize: Type.Integer({ minimum: 1, maximum: 100 }),
-  start: Type.String({ format: 'date-time', description: 'the slot start from availability, ISO 8601 with offset' }),
+  partySize: PartySize(),
+  start: DateTimeIn('the slot start from availability, ISO 8601 with offset'),
   contact: Contact,
-  notes: Type.Optional(Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$' })),
+  notes: Type.Optional(Str(2000)),
   areaId: Type.Optional(Name(200)),
   paymentToken: Type.Optional(Name(2000)),
 });
@@ -77,20 +89,20 @@ export type CreateBookingBody = Static<typeof CreateBookingBody>;
 export const BookingParams = Type.Object({ bookingId: Id("Tableside's booking id") });
 
 export const ChangeBookingBody = Type.Object({
-  partySize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  start: Type.Optional(Type.String({ format: 'date-time' })),
+  partySize: Type.Optional(PartySize()),
+  start: Type.Optional(DateTimeIn('the new start, ISO 8601 with offset')),
 });
 
 export const BcBooking = Type.Object({
-  id: Type.String({ description: "Tableside's booking id" }),
-  venueId: Type.String(),
-  channelId: Nullable(Type.String()),
-  status: Nullable(Type.String({ description: 'pending_confirmation, requires_payment, confirmed, rejected, canceled, no-show, seated, completed; null while the reservation system has not answered' })),
-  partySize: Type.Integer(),
+  id: Id("Tableside's booking id"),
+  venueId: Id('the venue id'),
+  channelId: Nullable(Id('your channel id')),
+  status: Nullable(Type.Enum([...BOOKING_STATUSES], { description: 'null while the reservation system has not answered' })),
+  partySize: Int32(1, MAX_PARTY_SIZE, { description: 'as the reservation system holds it' }),
   start: Timestamp,
-  contact: Type.Object({ firstName: Type.String(), lastName: Type.String(), email: Type.String(), phone: Type.String(), locale: Type.Optional(Type.String()) }),
-  notes: Nullable(Type.String()),
-  deposit: Nullable(Type.Object({ amount: Type.Number(), currency: Type.String(), paid: Type.Boolean() })),
+  contact: Contact,
+  notes: Nullable(Str(MAX_NOTES, { description: 'as the reservation system holds them' })),
+  deposit: Nullable(Type.Object({ amount: Type.Number({ minimum: 0 }), currency: CurrencyCode(), paid: Type.Boolean() })),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -4,10 +4,12 @@ import type { Slot } from '../rms/rms-client.fns.ts';
 // and failure causes mapped from the 8.2 contract, int64 fields (strings out, strings or numbers
 // in), venue-local dates, and which requested slot times are available.
 
-export const SERVICE_ID = 'dining';
+export const SERVICE_ID = 'dining' as const;
+
+export type V3Status = 'CONFIRMED' | 'PENDING_MERCHANT_CONFIRMATION' | 'CANCELED' | 'NO_SHOW' | 'DECLINED_BY_MERCHANT' | 'FAILED';
 
 /** 8.2 statuses → Google's BookingStatus. `null`: the RMS has not answered the create yet. */
-export function v3Status(status: string | null): string {
+export function v3Status(status: string | null): V3Status {
   switch (status) {
     case 'confirmed': case 'seated': case 'completed': return 'CONFIRMED';
     case 'pending_confirmation': case 'requires_payment': case null: return 'PENDING_MERCHANT_CONFIRMATION';

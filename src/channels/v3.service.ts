@@ -7,7 +7,7 @@ import type { ChannelIdentity } from './access.repository.ts';
 import { bookableVenue, bookingIdsByKeyPrefix, bookingKey, type BookableVenue } from './bc.repository.ts';
 import { fromRmsError, type ChannelApiService, type ChannelBooking } from './bc.service.ts';
 import { causeOf, echoSlotTime, int64, isAvailable, localDate, SERVICE_ID, userOfKey, v3Key, v3Status, v3UserPrefix } from './v3.fns.ts';
-import type { BatchAvailabilityLookupRequest, CreateBookingRequest, UpdateBookingRequest } from './v3.schemas.ts';
+import { LIST_BOOKINGS_LIMIT, type BatchAvailabilityLookupRequest, type CreateBookingRequest, type UpdateBookingRequest } from './v3.schemas.ts';
 
 // Google's Booking Server API v3 (DESIGN 8.4b) over the channel API service: the same link checks,
 // notice periods, idempotency and RMS calls as /v1/bc, in Google's messages. A business failure is
@@ -66,7 +66,7 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
         user_id: userId, given_name: b.contact.firstName, family_name: b.contact.lastName, telephone: b.contact.phone, email: b.contact.email,
       },
       status: v3Status(b.status),
-      payment_information: { prepayment_status: b.deposit ? (b.deposit.paid ? 'PREPAYMENT_PROVIDED' : 'PREPAYMENT_NOT_PROVIDED') : 'PREPAYMENT_NOT_PROVIDED' },
+      payment_information: { prepayment_status: b.deposit?.paid ? ('PREPAYMENT_PROVIDED' as const) : ('PREPAYMENT_NOT_PROVIDED' as const) },
     };
   }
 
@@ -151,7 +151,7 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
     },
 
     async listBookings(channel: ChannelIdentity, userId: string) {
-      const ids = await bookingIdsByKeyPrefix(db.kysely, channel.id, `channel:${channel.id}:${v3UserPrefix(userId)}`, 500);
+      const ids = await bookingIdsByKeyPrefix(db.kysely, channel.id, `channel:${channel.id}:${v3UserPrefix(userId)}`, LIST_BOOKINGS_LIMIT);
       const bookings = await Promise.all(ids.map((id) => api.get(channel, id)));
       return { bookings: bookings.map((b) => bookingOut(b, userId)) };
     },

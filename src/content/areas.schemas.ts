@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
-import { Nullable } from '../server/schemas.ts';
-import { ContentPage, LongText, OptionalNullable, Text } from './content.schemas.ts';
+import { PageTotal } from '../lib/pagination.ts';
+import { Nullable, Str, Uuid } from '../server/schemas.ts';
+import { ContentPage, IdText, LONG_TEXT_MAX, LongText, OptionalNullable, Text } from './content.schemas.ts';
 import { TRANSLATABLE } from './translations.fns.ts';
 import { TranslationsInput } from './translations.schemas.ts';
 
@@ -8,25 +9,22 @@ import { TranslationsInput } from './translations.schemas.ts';
 // path; the record is ours: DESIGN 9, docs/content-api.md). At most one area per venue is the default.
 
 export const Area = Type.Object({
-  id: Type.String(),
-  venueId: Type.String(),
-  externalId: Type.String({ description: "the partner's own id of the area, unique within the venue" }),
-  name: Type.String({ description: 'translatable' }),
-  description: Nullable(Type.String({ description: 'translatable' })),
+  id: Uuid(),
+  venueId: Uuid(),
+  externalId: Str(255, { description: "the partner's own id of the area, unique within the venue" }),
+  name: Str(255, { description: 'translatable (a translation of the name is at most 255 characters too)' }),
+  description: Nullable(Str(LONG_TEXT_MAX, { description: 'translatable' })),
   isDefault: Type.Boolean({ description: 'the venue default area (at most one per venue)' }),
 });
 export type Area = Static<typeof Area>;
 
-export const AreaList = Type.Object({ total: Type.Integer(), data: Type.Array(Area) });
+export const AreaList = Type.Object({ total: PageTotal({ description: 'areas across all pages' }), data: Type.Array(Area, { maxItems: 50 }) });
 
 export const ListAreasQuery = Type.Object({ ...ContentPage() });
 export type ListAreasQuery = Static<typeof ListAreasQuery>;
 
-export const AreasParams = Type.Object({ venueId: Type.String({ description: 'venue id' }) });
-export const AreaParams = Type.Object({
-  venueId: Type.String({ description: 'venue id' }),
-  areaId: Type.String({ description: 'area id' }),
-});
+export const AreasParams = Type.Object({ venueId: IdText('venue id') });
+export const AreaParams = Type.Object({ venueId: IdText('venue id'), areaId: IdText('area id') });
 
 const translations = TranslationsInput('area', TRANSLATABLE.area);
 

@@ -17,6 +17,10 @@ export const brandsRoutes: FastifyPluginAsyncTypebox<{ brands: BrandsService }> 
         ...common,
         operationId: 'listBrands',
         summary: "List the partner's brands",
+        description:
+          'The brands of the calling partner, paged with offset (0..1,000,000,000) and limit (0..50, default 10); total ' +
+          'counts every page. Auth: a content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or ' +
+          'revoked, 403 when the partner has no content access.',
         querystring: ListBrandsQuery,
         response: { 200: BrandList, ...errorResponses('rms', AUTH_ERRORS) },
       },
@@ -32,6 +36,10 @@ export const brandsRoutes: FastifyPluginAsyncTypebox<{ brands: BrandsService }> 
         ...common,
         operationId: 'getBrand',
         summary: 'Get one brand',
+        description:
+          "One of your brands. Another partner's brand, or an unknown id, is a 404. Auth: a content API key " +
+          '(`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or revoked, 403 when the partner has no ' +
+          'content access.',
         params: BrandParams,
         response: { 200: Brand, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
       },
@@ -47,6 +55,11 @@ export const brandsRoutes: FastifyPluginAsyncTypebox<{ brands: BrandsService }> 
         ...common,
         operationId: 'createBrand',
         summary: 'Create a brand in one of your companies',
+        description:
+          'Creates a brand in one of your companies and answers it. company must be one of yours (else a 400 naming ' +
+          'company). widgetLegalText and bookingApproach are stored for the booking widget and never answered. Auth: a ' +
+          'content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or revoked, 403 when the ' +
+          'partner has no content access. A 400 names each invalid field; a body over 1 MiB is 413.',
         body: CreateBrandBody,
         response: { 200: Brand, ...errorResponses('rms', WRITE_ERRORS) },
       },
@@ -62,6 +75,10 @@ export const brandsRoutes: FastifyPluginAsyncTypebox<{ brands: BrandsService }> 
         ...common,
         operationId: 'updateBrand',
         summary: 'Update a brand (name mandatory; other fields change only when given)',
+        description:
+          "name is required; the other fields change only when given (null clears logo). Another partner's brand, or an " +
+          'unknown id, is a 404. Auth: a content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid ' +
+          'or revoked, 403 when the partner has no content access. A 400 names each invalid field.',
         params: BrandParams,
         body: UpdateBrandBody,
         response: { 200: Brand, ...errorResponses('rms', [...WRITE_ERRORS, 404]) },
@@ -78,7 +95,11 @@ export const brandsRoutes: FastifyPluginAsyncTypebox<{ brands: BrandsService }> 
         ...common,
         operationId: 'linkBrandVenues',
         summary: "Put venues under a brand (and under the brand's company)",
-        description: 'Every id must be one of your venues, else 403 and nothing changes. Answers the brand.',
+        description:
+          "Puts the venues under this brand and under the brand's company. Every id must be one of your venues, else 403 " +
+          'naming each refused position and nothing changes. Answers the brand. An unknown brand is a 404. Auth: a ' +
+          'content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or revoked, 403 when the ' +
+          'partner has no content access.',
         params: BrandParams,
         body: VenueIdsBody,
         response: { 200: Brand, ...errorResponses('rms', [...WRITE_ERRORS, 404]) },
@@ -95,7 +116,11 @@ export const brandsRoutes: FastifyPluginAsyncTypebox<{ brands: BrandsService }> 
         ...common,
         operationId: 'unlinkBrandVenues',
         summary: 'Take venues out of a brand',
-        description: 'Every id must be one of your venues, else 403 and nothing changes. Answers the brand.',
+        description:
+          'Takes the venues out of this brand (they keep their company). Every id must be one of your venues, else 403 ' +
+          'naming each refused position and nothing changes. Answers the brand. An unknown brand is a 404. Auth: a ' +
+          'content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or revoked, 403 when the ' +
+          'partner has no content access.',
         params: BrandParams,
         body: VenueIdsBody,
         response: { 200: Brand, ...errorResponses('rms', [...WRITE_ERRORS, 404]) },

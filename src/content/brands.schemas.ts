@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
-import { Nullable } from '../server/schemas.ts';
-import { ContentPage, HttpUrl, LongText, OptionalNullable, Ref, Text } from './content.schemas.ts';
+import { PageTotal } from '../lib/pagination.ts';
+import { Nullable, Str, UrlText, Uuid } from '../server/schemas.ts';
+import { ContentPage, HttpUrl, IdText, LongText, OptionalNullable, Ref, Text } from './content.schemas.ts';
 import { TRANSLATABLE } from './translations.fns.ts';
 import { TranslationsInput } from './translations.schemas.ts';
 
@@ -11,22 +12,22 @@ import { TranslationsInput } from './translations.schemas.ts';
 export const BOOKING_APPROACHES = ['instant', 'request'] as const;
 
 export const Brand = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
+  id: Uuid(),
+  name: Str(255),
   company: Ref,
-  logo: Nullable(Type.String({ description: 'URL' })),
+  logo: Nullable(HttpUrl({ description: 'URL of the logo' })),
   fbInstalled: Nullable(Type.Boolean()),
   igInstalled: Nullable(Type.Boolean()),
-  fbInstallLink: Type.String({ description: 'read-only, generated' }),
+  fbInstallLink: UrlText({ description: 'read-only, generated' }),
 });
 export type Brand = Static<typeof Brand>;
 
-export const BrandList = Type.Object({ total: Type.Integer(), data: Type.Array(Brand) });
+export const BrandList = Type.Object({ total: PageTotal({ description: 'brands across all pages' }), data: Type.Array(Brand, { maxItems: 50 }) });
 
 export const ListBrandsQuery = Type.Object({ ...ContentPage() });
 export type ListBrandsQuery = Static<typeof ListBrandsQuery>;
 
-export const BrandParams = Type.Object({ brandId: Type.String({ description: 'brand id' }) });
+export const BrandParams = Type.Object({ brandId: IdText('brand id') });
 
 const optional = {
   logo: OptionalNullable(HttpUrl({ description: 'URL of the logo; null removes it' })),
@@ -45,7 +46,7 @@ const optional = {
 
 export const CreateBrandBody = Type.Object({
   name: Text(),
-  company: Type.String({ maxLength: 64, description: 'id of one of your companies' }),
+  company: IdText('id of one of your companies'),
   ...optional,
 });
 export type CreateBrandBody = Static<typeof CreateBrandBody>;

@@ -17,6 +17,11 @@ export const channelsRoutes: FastifyPluginAsyncTypebox<{ channels: ChannelsServi
         ...common,
         operationId: 'listBookingChannels',
         summary: 'List booking channels',
+        description:
+          "The booking channels (the operator's, the same for every content partner), paged with offset and limit (0..50, " +
+          'default 10); filters[criteria] matches part of the name, case-insensitively. Auth: a content API key ' +
+          '(`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or revoked, 403 when the partner has no ' +
+          'content access.',
         querystring: ListChannelsQuery,
         response: { 200: ChannelList, ...errorResponses('rms', AUTH_ERRORS) },
       },
@@ -32,7 +37,11 @@ export const channelsRoutes: FastifyPluginAsyncTypebox<{ channels: ChannelsServi
         ...common,
         operationId: 'linkChannelVenues',
         summary: 'Make venues bookable through a booking channel',
-        description: 'Every id must be one of your venues, else 403 and nothing changes. Answers the distinct ids of the request.',
+        description:
+          'Makes the venues bookable through the channel. Every id must be one of your venues, else 403 naming each ' +
+          'refused position and nothing changes. Answers the distinct ids of the request, in request order. An unknown ' +
+          'channel is a 404. Auth: a content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or ' +
+          'revoked, 403 when the partner has no content access.',
         params: ChannelParams,
         body: VenueIdsBody,
         response: { 200: LinkedVenues, ...errorResponses('rms', LINK_ERRORS) },
@@ -49,7 +58,11 @@ export const channelsRoutes: FastifyPluginAsyncTypebox<{ channels: ChannelsServi
         ...common,
         operationId: 'unlinkChannelVenues',
         summary: 'Stop venues being bookable through a booking channel',
-        description: 'Every id must be one of your venues, else 403 and nothing changes. Answers the distinct ids of the request.',
+        description:
+          'Stops the venues being bookable through the channel. Every id must be one of your venues, else 403 naming each ' +
+          'refused position and nothing changes. Answers the distinct ids of the request, in request order. An unknown ' +
+          'channel is a 404. Auth: a content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or ' +
+          'revoked, 403 when the partner has no content access.',
         params: ChannelParams,
         body: VenueIdsBody,
         response: { 200: LinkedVenues, ...errorResponses('rms', LINK_ERRORS) },

@@ -5,7 +5,7 @@ import { uuidv7 } from '../lib/ids.ts';
 import * as repo from './channels.repository.ts';
 import { couldBeId, notYourVenues, splitVenueIds } from './content.fns.ts';
 import { bumpListVersion, ownedVenueIds } from './venues.repository.ts';
-import type { BookingChannel, ListChannelsQuery } from './channels.schemas.ts';
+import { CHANNEL_LOGO_MAX, CHANNEL_NAME_MAX, type BookingChannel, type ListChannelsQuery } from './channels.schemas.ts';
 
 // Booking channels belong to the operator: created with `tableside channel create`, read by every
 // content partner (DESIGN 5). A partner links and unlinks only its own venues: naming any other id
@@ -37,7 +37,12 @@ export function createChannelsService({ db, clock }: { db: Pick<Db, 'kysely'>; c
     async create(input: { name: string; logo?: string | null }): Promise<BookingChannel> {
       const name = input.name.trim();
       if (!name) throw badRequest('name must not be empty');
+      // The limits the content API documents for a channel (BookingChannel); NUL cannot be stored.
+      if (name.length > CHANNEL_NAME_MAX || name.includes('\u0000')) throw badRequest(`name must be at most ${CHANNEL_NAME_MAX} characters, without NUL`);
       const logo = input.logo?.trim() || null;
+      if (logo !== null && (logo.length > CHANNEL_LOGO_MAX || logo.includes('\u0000'))) {
+        throw badRequest(`logo must be at most ${CHANNEL_LOGO_MAX} characters, without NUL`);
+      }
       if (logo !== null) {
         let url: URL | null = null;
         try {

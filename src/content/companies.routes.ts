@@ -25,6 +25,12 @@ export const companiesRoutes: FastifyPluginAsyncTypebox<{ companies: CompaniesSe
         ...common,
         operationId: 'listCompanies',
         summary: "List the partner's companies",
+        description:
+          'The companies of the calling partner, paged with offset (0..1,000,000,000) and limit (0..50, default 10); ' +
+          'total counts every page. x-locale (ISO 639-1) answers translated fields in that language, falling back to the ' +
+          'base value; an unknown code is a 400 naming the header. Auth: a content API key (`Authorization: Bearer ' +
+          'tsk_…`); 401 when it is missing, invalid or revoked, 403 when the partner has no content access. Out-of-range ' +
+          'offset or limit is a 400 naming it.',
         querystring: ListCompaniesQuery,
         response: { 200: CompanyList, ...errorResponses('rms', AUTH_ERRORS) },
       },
@@ -40,6 +46,11 @@ export const companiesRoutes: FastifyPluginAsyncTypebox<{ companies: CompaniesSe
         ...common,
         operationId: 'getCompany',
         summary: 'Get one company',
+        description:
+          "One of your companies. Another partner's company, or an unknown id, is a 404. x-locale (ISO 639-1) answers " +
+          'translated fields in that language, falling back to the base value; an unknown code is a 400 naming the ' +
+          'header. Auth: a content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or revoked, ' +
+          '403 when the partner has no content access.',
         params: CompanyParams,
         response: { 200: Company, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
       },
@@ -55,6 +66,12 @@ export const companiesRoutes: FastifyPluginAsyncTypebox<{ companies: CompaniesSe
         ...common,
         operationId: 'createCompany',
         summary: 'Create a company',
+        description:
+          'Creates a company owned by the calling partner and answers it (200). name, city and countryCode are required; ' +
+          'fbInstallLink is generated and never accepted. translations sets translated description and bookingMessage per ' +
+          'locale. Auth: a content API key (`Authorization: Bearer tsk_…`); 401 when it is missing, invalid or revoked, ' +
+          '403 when the partner has no content access. A 400 names each invalid field (e.g. a countryCode that is not ISO ' +
+          '3166-1 alpha-2); a body over 1 MiB is 413.',
         body: CreateCompanyBody,
         response: { 200: Company, ...errorResponses('rms', WRITE_ERRORS) },
       },
@@ -70,6 +87,11 @@ export const companiesRoutes: FastifyPluginAsyncTypebox<{ companies: CompaniesSe
         ...common,
         operationId: 'updateCompany',
         summary: 'Update a company (fields given change, others are kept); answers [true]',
+        description:
+          'Changes the fields given and keeps the others; null clears an optional text. Answers exactly [true]. Another ' +
+          "partner's company, or an unknown id, is a 404. Auth: a content API key (`Authorization: Bearer tsk_…`); 401 " +
+          'when it is missing, invalid or revoked, 403 when the partner has no content access. A 400 names each invalid ' +
+          'field; a body over 1 MiB is 413.',
         params: CompanyParams,
         body: UpdateCompanyBody,
         response: { 200: UpdatedTrue, ...errorResponses('rms', [...WRITE_ERRORS, 404]) },

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
-import { Nullable } from '../server/schemas.ts';
-import { ContentPage, LongText, OptionalNullable, Seconds, Text } from './content.schemas.ts';
+import { PageTotal } from '../lib/pagination.ts';
+import { CountryCode, Nullable, Str, UrlText, Uuid } from '../server/schemas.ts';
+import { ContentPage, IdText, LONG_TEXT_MAX, LongText, OptionalNullable, Seconds, Text } from './content.schemas.ts';
 import { TRANSLATABLE } from './translations.fns.ts';
 import { TranslationsInput } from './translations.schemas.ts';
 
@@ -8,36 +9,36 @@ import { TranslationsInput } from './translations.schemas.ts';
 // 0 and includeSourceInNotes false until set.
 
 export const Company = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  legalName: Nullable(Type.String()),
-  address: Nullable(Type.String()),
-  postalCode: Nullable(Type.String()),
-  city: Type.String(),
-  countryCode: Type.String({ description: 'ISO 3166-1 alpha-2' }),
-  description: Nullable(Type.String({ description: 'translatable' })),
-  minAdvanceBooking: Type.Integer({ description: 'seconds from the last moment a booking can be made to the start of the slot' }),
-  minAdvanceBookingCancelling: Type.Integer({ description: 'minimum notice, in seconds, required to cancel a booking' }),
+  id: Uuid(),
+  name: Str(255),
+  legalName: Nullable(Str(255)),
+  address: Nullable(Str(255)),
+  postalCode: Nullable(Str(32)),
+  city: Str(255),
+  countryCode: CountryCode({ description: 'ISO 3166-1 alpha-2' }),
+  description: Nullable(Str(LONG_TEXT_MAX, { description: 'translatable' })),
+  minAdvanceBooking: Seconds('seconds from the last moment a booking can be made to the start of the slot'),
+  minAdvanceBookingCancelling: Seconds('minimum notice, in seconds, required to cancel a booking'),
   includeSourceInNotes: Type.Boolean({ description: 'whether the booking origin is included in booking notes' }),
-  sdkKey: Nullable(Type.String({ description: 'product access key' })),
-  fbInstallLink: Type.String({ description: 'read-only install link (generated; never accepted on writes)' }),
-  bookingMessage: Nullable(Type.String({ description: 'translatable' })),
+  sdkKey: Nullable(Str(512, { description: 'product access key' })),
+  fbInstallLink: UrlText({ description: 'read-only install link (generated; never accepted on writes)' }),
+  bookingMessage: Nullable(Str(LONG_TEXT_MAX, { description: 'translatable' })),
 });
 export type Company = Static<typeof Company>;
 
-export const CompanyList = Type.Object({ total: Type.Integer(), data: Type.Array(Company) });
+export const CompanyList = Type.Object({ total: PageTotal({ description: 'companies across all pages' }), data: Type.Array(Company, { maxItems: 50 }) });
 
 export const ListCompaniesQuery = Type.Object({ ...ContentPage() });
 export type ListCompaniesQuery = Static<typeof ListCompaniesQuery>;
 
-export const CompanyParams = Type.Object({ companyId: Type.String({ description: 'company id' }) });
+export const CompanyParams = Type.Object({ companyId: IdText('company id') });
 
 const translations = TranslationsInput('company', TRANSLATABLE.company);
 
 export const CreateCompanyBody = Type.Object({
   name: Text(),
   city: Text(),
-  countryCode: Type.String({ format: 'iso-country', description: 'ISO 3166-1 alpha-2' }),
+  countryCode: CountryCode({ description: 'ISO 3166-1 alpha-2' }),
   legalName: OptionalNullable(Text()),
   address: OptionalNullable(Text()),
   postalCode: OptionalNullable(Text({ maxLength: 32 })),
@@ -56,7 +57,7 @@ export type CreateCompanyBody = Static<typeof CreateCompanyBody>;
 export const UpdateCompanyBody = Type.Object({
   name: Type.Optional(Text()),
   city: Type.Optional(Text()),
-  countryCode: Type.Optional(Type.String({ format: 'iso-country', description: 'ISO 3166-1 alpha-2' })),
+  countryCode: Type.Optional(CountryCode({ description: 'ISO 3166-1 alpha-2' })),
   legalName: OptionalNullable(Text()),
   address: OptionalNullable(Text()),
   postalCode: OptionalNullable(Text({ maxLength: 32 })),

@@ -16,7 +16,13 @@ export const TRANSLATABLE = {
   area: ['name', 'description'],
 } as const;
 
-/** Records a problem for a locale given twice, or a field given twice within one locale. */
+/**
+ * A translation answers in place of its field, so it keeps that field's limit: an area's name is a
+ * short text (255); the other translatable fields are free texts, whose limit the schema states.
+ */
+export const TRANSLATION_MAX_LENGTH: Readonly<Record<string, number>> = { name: 255 };
+
+/** Records a problem for a locale given twice, a field given twice within one locale, or a translation longer than its field allows. */
 export function checkTranslations(input: TranslationsInput | undefined, problems: ProblemList, path = 'translations'): void {
   if (!input) return;
   const locales = new Set<string>();
@@ -27,6 +33,10 @@ export function checkTranslations(input: TranslationsInput | undefined, problems
     element.data.forEach((entry, j) => {
       if (fields.has(entry.field)) problems.add(`${path}[${i}].data[${j}].field`, `"${entry.field}" is given more than once for this locale`);
       fields.add(entry.field);
+      const max = TRANSLATION_MAX_LENGTH[entry.field];
+      if (max !== undefined && entry.content != null && entry.content.length > max) {
+        problems.add(`${path}[${i}].data[${j}].content`, `must be at most ${max} characters long (the ${entry.field} it translates is)`);
+      }
     });
   });
 }

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Nullable } from '../server/schemas.ts';
+import { LanguageCode, Nullable } from '../server/schemas.ts';
 import { LongText } from './content.schemas.ts';
 
 // The translations array of a content write (spec 2.5): [{locale, data: [{field, content}]}].
@@ -9,7 +9,7 @@ import { LongText } from './content.schemas.ts';
 export function TranslationsInput(entity: string, fields: readonly string[]) {
   return Type.Array(
     Type.Object({
-      locale: Type.String({ format: 'iso-language', description: 'ISO 639-1 language code, e.g. "fr"' }),
+      locale: LanguageCode({ description: 'ISO 639-1 language code, e.g. "fr"' }),
       data: Type.Array(
         Type.Object({
           field: Type.String({
@@ -17,7 +17,7 @@ export function TranslationsInput(entity: string, fields: readonly string[]) {
             'x-problem': `must be a translatable field of a ${entity}: ${fields.join(', ')}`,
             description: `one of: ${fields.join(', ')}`,
           }),
-          content: Nullable(LongText({ description: 'the translation; null or "" removes it (the base value is answered)' })),
+          content: Nullable(LongText({ description: 'the translation (of a name: at most 255 characters); null or "" removes it (the base value is answered)' })),
         }),
         { maxItems: 50 },
       ),

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import dependentRequiredModule from 'ajv/dist/vocabularies/validation/dependentRequired.js';
 import { isCountryCode } from './iso/countries.ts';
 import { isCurrencyCode } from './iso/currencies.ts';
 import { isIsoDateOrDateTime } from './iso/datetimes.ts';
@@ -34,6 +35,9 @@ const FORMAT_PROBLEM: Record<string, string> = {
 
 // ajv-formats is CommonJS with a default export; under NodeNext its callable is `.default`.
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+// JSON Schema 2019-09's `dependentRequired` (the latitude/longitude pair): ajv's draft-07 class
+// leaves it out, so it is added from ajv's own vocabulary, with the same definition Ajv2019 uses.
+const dependentRequired = ((dependentRequiredModule as any).default ?? dependentRequiredModule) as Parameters<Ajv['addKeyword']>[0];
 
 export function newAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -46,6 +50,7 @@ export function newAjv(coerce: boolean): Ajv {
   });
   addFormats(ajv);
   for (const [name, { check }] of Object.entries(CUSTOM_FORMATS)) ajv.addFormat(name, check);
+  ajv.addKeyword(dependentRequired);
   // Lets a schema state its own problem sentence: `{ pattern: '…', 'x-problem': 'must be …' }`.
   ajv.addKeyword({ keyword: 'x-problem', schemaType: 'string' });
   return ajv;
@@ -54,7 +59,8 @@ export function newAjv(coerce: boolean): Ajv {
 /** `/items/0/sku` -> `items[0].sku`. */
 function fieldOf(error: ErrorObject): string {
   const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
+  // A missing property is reported under its own name (`dependentRequired` too: the field to add).
+  if (error.keyword === 'required' || error.keyword === 'dependentRequired') parts.push(String(error.params.missingProperty));
   let field = '';
   for (const part of parts) field += /^\d+$/.test(part) ? `[${part}]` : field ? `.${part}` : part;
   return field || 'body';
@@ -81,6 +87,8 @@ function problemOf(error: ErrorObject): string {
   switch (error.keyword) {
     case 'required':
       return 'is required';
+    case 'dependentRequired':
+      return `is required when ${p.property} is given`;
     case 'type': {
       const types = (Array.isArray(p.type) ? p.type : String(p.type).split(',')).map((t: string) => TYPE_NAME[t] ?? t);
       return `must be ${types.join(' or ')}`;

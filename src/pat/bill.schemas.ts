@@ -1,13 +1,18 @@
 import Type from 'typebox';
-import { Nullable } from '../server/schemas.ts';
+import { POS_MAX_CHECKS, POS_MAX_ITEMS, PosPartySize, PosQuantity, PosText } from '../pos/pos-limits.ts';
+import { Nullable, Uuid } from '../server/schemas.ts';
+import { PathId } from './venues.schemas.ts';
+
+// Names, numbers and statuses of a bill are the POS's, within the limits the POS client enforces
+// (pos/pos-limits.ts).
 
 const Money = (description: string) => Type.Number({ description: `${description}; decimal in the venue's currency` });
 
 export const BillItem = Type.Object(
   {
-    id: Nullable(Type.String({ description: 'POS item id, null when the POS gives none' })),
-    name: Type.String(),
-    quantity: Type.Integer(),
+    id: Nullable(PosText({ description: 'POS item id (an integer id as its decimal string), null when the POS gives none' })),
+    name: PosText(),
+    quantity: PosQuantity(),
     unitPrice: Money('unit price'),
     price: Money('alias of unitPrice'),
     total: Money('unitPrice × quantity minus line discounts'),
@@ -25,32 +30,32 @@ const CheckTotals = {
 
 export const BillCheck = Type.Object(
   {
-    checkNumber: Type.String(),
-    status: Type.String(),
+    checkNumber: PosText(),
+    status: PosText({ description: "the check's state as the POS reports it" }),
     totals: Type.Object(CheckTotals),
-    paymentMethod: Nullable(Type.String()),
-    items: Type.Array(BillItem),
+    paymentMethod: Nullable(PosText()),
+    items: Type.Array(BillItem, { maxItems: POS_MAX_ITEMS }),
   },
   { $id: 'BillCheck' },
 );
 
 export const Bill = Type.Object(
   {
-    orderId: Type.String({ format: 'uuid' }),
-    venueId: Type.String(),
-    tableId: Type.String(),
-    tableName: Type.String(),
+    orderId: Uuid(),
+    venueId: Uuid(),
+    tableId: Uuid(),
+    tableName: PosText(),
     status: Type.Literal('open'),
-    partySize: Nullable(Type.Integer({ description: 'null for walk-ins' })),
+    partySize: Nullable(PosPartySize({ description: 'null for walk-ins' })),
     totals: Type.Object({
       ...CheckTotals,
       prepayment: Money('already paid through the deposit/prepayment flow'),
       paid: Money('Σ (amount − tip) of confirmed payments'),
       totalDue: Money('total − prepayment − paid, floored at 0: the amount to charge (plus any tip)'),
     }),
-    checks: Type.Array(BillCheck),
+    checks: Type.Array(BillCheck, { maxItems: POS_MAX_CHECKS }),
   },
   { $id: 'Bill' },
 );
 
-export const VenueTableParams = Type.Object({ venueId: Type.String(), tableId: Type.String() });
+export const VenueTableParams = Type.Object({ venueId: PathId('the venue id'), tableId: PathId('the table id from GET …/tables') });

@@ -23,7 +23,12 @@ export const patVenuesRoutes: FastifyPluginAsyncTypebox<{
         ...common,
         operationId: 'listPosTypes',
         summary: 'List the POS types a venue can be created with',
-        description: 'The list is configuration and grows: do not hard-code it.',
+        description:
+          'The codes and names of the POS systems a venue can be created with (posType of POST /v1/pat/venues). The list ' +
+          'is configuration and grows: do not hard-code it. Auth: an access token (`Authorization: Bearer tat_…`, from ' +
+          'POST /oauth/token) of a partner with pay-at-table access: a missing header is a 403; an invalid, expired or ' +
+          'revoked token is a 401 in OAuth style (WWW-Authenticate: Bearer error="invalid_token"); a partner without ' +
+          'pay-at-table access is a 403.',
         response: { 200: PosTypeList, ...errorResponses('pat', AUTH_ERRORS) },
       },
     },
@@ -38,6 +43,14 @@ export const patVenuesRoutes: FastifyPluginAsyncTypebox<{
         ...common,
         operationId: 'listPatVenues',
         summary: 'List the venues in the token’s scope',
+        description:
+          "The venues in the token's scope (those you created and those granted to you), paged with offset " +
+          '(0..1,000,000,000) and limit (0..100, default 10); total counts every page. filters[name] and filters[city] ' +
+          'match a part, case-insensitively; filters[countryCode] matches the ISO 3166-1 alpha-2 code exactly. An ' +
+          'out-of-range offset or limit, or a filter with NUL, is a 400 naming it. Auth: an access token (`Authorization: ' +
+          'Bearer tat_…`, from POST /oauth/token) of a partner with pay-at-table access: a missing header is a 403; an ' +
+          'invalid, expired or revoked token is a 401 in OAuth style (WWW-Authenticate: Bearer error="invalid_token"); a ' +
+          'partner without pay-at-table access is a 403.',
         querystring: ListPatVenuesQuery,
         response: { 200: PatVenueList, ...errorResponses('pat', AUTH_ERRORS) },
       },
@@ -53,7 +66,14 @@ export const patVenuesRoutes: FastifyPluginAsyncTypebox<{
         ...common,
         operationId: 'createPatVenue',
         summary: 'Create a standalone venue and its onboarding link',
-        description: 'The venue is in your scope at once; it has no POS connection until the restaurant completes onboarding.',
+        description:
+          'Creates a standalone venue and its onboarding link (onboarding.url, for the restaurant). The venue is in your ' +
+          'scope at once; it has no POS connection until the restaurant completes onboarding. posType must be a code of ' +
+          'GET /v1/pat/pos-types. A 400 names each invalid field (blank or NUL text, a country that is not ISO 3166-1 ' +
+          'alpha-2, an unknown time zone or currency); a body over 1 MiB is 413. Auth: an access token (`Authorization: ' +
+          'Bearer tat_…`, from POST /oauth/token) of a partner with pay-at-table access: a missing header is a 403; an ' +
+          'invalid, expired or revoked token is a 401 in OAuth style (WWW-Authenticate: Bearer error="invalid_token"); a ' +
+          'partner without pay-at-table access is a 403.',
         body: CreatePatVenueBody,
         response: { 200: CreatedPatVenue, ...errorResponses('pat', [...AUTH_ERRORS, 413, 415]) },
       },
@@ -69,6 +89,14 @@ export const patVenuesRoutes: FastifyPluginAsyncTypebox<{
         ...common,
         operationId: 'getVenueFeatures',
         summary: 'Pay-at-table capabilities of a venue',
+        description:
+          'What pay-at-table can do at the venue: billRetrieval (the bill is read live from the POS), paymentForwarding ' +
+          '(payments are pushed to the POS) and paymentConfirmation (immediate: the payment answers confirmed or failed; ' +
+          "deferred: it answers pending, then poll). A venue outside the token's scope, or an unknown venue id, is a 403 " +
+          '(never a 404); a venue in scope with no active POS connection is a 404 ("no POS connection found"). Auth: an ' +
+          'access token (`Authorization: Bearer tat_…`, from POST /oauth/token) of a partner with pay-at-table access: a ' +
+          'missing header is a 403; an invalid, expired or revoked token is a 401 in OAuth style (WWW-Authenticate: ' +
+          'Bearer error="invalid_token"); a partner without pay-at-table access is a 403.',
         params: VenueParams,
         response: { 200: Features, ...errorResponses('pat', [...AUTH_ERRORS, 404]) },
       },
@@ -84,6 +112,14 @@ export const patVenuesRoutes: FastifyPluginAsyncTypebox<{
         ...common,
         operationId: 'listVenueTables',
         summary: 'Tables of a venue (ids are stable; names follow the POS)',
+        description:
+          "The venue's tables. They are refreshed from the POS when the stored list is older than POS_TABLES_TTL_S (30 s " +
+          'by default); while the POS cannot be reached the stored list is answered. Ids are stable; names follow the ' +
+          "POS. A venue outside the token's scope, or an unknown venue id, is a 403 (never a 404); a venue in scope with " +
+          'no active POS connection is a 404 ("no POS connection found"). Auth: an access token (`Authorization: Bearer ' +
+          'tat_…`, from POST /oauth/token) of a partner with pay-at-table access: a missing header is a 403; an invalid, ' +
+          'expired or revoked token is a 401 in OAuth style (WWW-Authenticate: Bearer error="invalid_token"); a partner ' +
+          'without pay-at-table access is a 403.',
         params: VenueParams,
         response: { 200: PatTables, ...errorResponses('pat', [...AUTH_ERRORS, 404]) },
       },

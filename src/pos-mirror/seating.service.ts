@@ -24,6 +24,8 @@ import type { TablesService } from './tables.service.ts';
 // pos_order.failed) and the mirrored order, which keeps the booking's party size, prepayment and time.
 
 export const SEATING_JOB = 'seating.open';
+/** The longest `reason` of a failed seating (recorded, and in pos_order.failed). */
+export const MAX_FAILURE_REASON = 1000;
 export const seatingJobKey = (seatingId: string) => `seating-open:${seatingId}`;
 
 export interface SeatingServiceDeps {
@@ -98,7 +100,9 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
       const next = withoutSkus(body, res.unknownSkus);
       // A POS naming SKUs we did not send would loop: that is a refusal.
       if ((next.items?.length ?? 0) === (body.items?.length ?? 0)) return { refused: `the POS answered 422: ${res.error}` };
-      unknownSkus.push(...res.unknownSkus.filter((s) => !unknownSkus.includes(s)));
+      // Only SKUs of the event are reported (a POS naming others adds nothing a receiver could act on).
+      const sent = new Set((body.items ?? []).map((i) => i.sku));
+      unknownSkus.push(...res.unknownSkus.filter((s) => sent.has(s) && !unknownSkus.includes(s)));
       body = next;
     }
     return { refused: 'the POS kept refusing the order for unknown SKUs' };
@@ -165,7 +169,9 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     return { kind: 'opened', orderId, unknownSkus };
   }
 
-  async function fail(tx: Executor, row: SeatingRow, reason: string, ownsJob: boolean): Promise<void> {
+  async function fail(tx: Executor, row: SeatingRow, whole: string, ownsJob: boolean): Promise<void> {
+    // A POS's own words are in it: bounded, as the pos_order.failed event's schema says.
+    const reason = whole.slice(0, MAX_FAILURE_REASON);
     const now = clock.now();
     await repo.markFailed(tx, row.id, reason, now);
     if (ownsJob) await cancelJob(tx, seatingJobKey(row.id));

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { POS_TEXT_MAX } from './pos-limits.ts';
 
 // POS types are configuration, never code (DESIGN 6.1): a JSON array in the file named by
 // POS_TYPES. Each entry holds the service's credentials with a POS vendor that implements the
@@ -71,9 +72,14 @@ export function parsePosType(raw: unknown, index: number, readFile: (path: strin
       throw new PosTypesError(`${where}: caFile ${caFile} cannot be read`);
     }
   }
+  // The name is shown in GET /v1/pat/pos-types, whose document says at most POS_TEXT_MAX characters.
+  const name = str('name');
+  if (name.length > POS_TEXT_MAX || name.includes('\u0000')) {
+    throw new PosTypesError(`${where}: name must be at most ${POS_TEXT_MAX} characters, without NUL`);
+  }
   return {
     code,
-    name: str('name'),
+    name,
     baseUrl,
     apiKey: str('apiKey'),
     billRetrieval: bool('billRetrieval'),

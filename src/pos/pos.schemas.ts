@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { POS_MAX_CHECKS, POS_MAX_ITEMS, POS_MAX_TABLES, PosPartySize, PosQuantity, PosText } from './pos-limits.ts';
 
 // What a POS may answer under the partner contract (spec 2.6, 2.7, 4.6) and the payment extension
 // (DESIGN 6.2). The client validates every answer against these before anything reaches the
@@ -7,17 +8,21 @@ import Type, { type Static } from 'typebox';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
-export const PosTable = Type.Object({ id: Type.String({ minLength: 1 }), name: Type.String() });
+// Limits on what Tableside passes on from a POS (its API document declares them): ids of at most
+// 200 characters, table names of at most 200, at most 1000 tables a venue.
+const PosId = Type.String({ minLength: 1, maxLength: 200 });
+
+export const PosTable = Type.Object({ id: PosId, name: Type.String({ maxLength: 200 }) });
 export type PosTable = Static<typeof PosTable>;
-export const PosTables = Type.Array(PosTable);
+export const PosTables = Type.Array(PosTable, { maxItems: 1000 });
 
 export const PosItem = Type.Object(
   {
     // spec 2.7 says integer; POS systems in the wild send strings too, and some send none.
-    id: Type.Optional(Type.Union([Type.Integer(), Type.String(), Type.Null()])),
-    name: Type.String(),
+    id: Type.Optional(Type.Union([Type.Integer(), PosText(), Type.Null()])),
+    name: PosText(),
     price: Type.Number(),
-    quantity: Type.Integer(),
+    quantity: PosQuantity(),
     discount: Type.Optional(Type.Number({ minimum: 0 })),
   },
   { additionalProperties: true },
@@ -26,14 +31,14 @@ export type PosItem = Static<typeof PosItem> & Record<string, unknown>;
 
 export const PosCheck = Type.Object(
   {
-    checkNumber: Type.String(),
-    status: Type.String(),
+    checkNumber: PosText(),
+    status: PosText(),
     totalAmount: Type.Number(),
     tax: Type.Number(),
     tip: Type.Number(),
     discount: Type.Number(),
-    paymentMethod: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    items: Type.Array(PosItem),
+    paymentMethod: Type.Optional(Type.Union([PosText(), Type.Null()])),
+    items: Type.Array(PosItem, { maxItems: POS_MAX_ITEMS }),
     closedAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
     voidedAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
   },
@@ -43,12 +48,12 @@ export type PosCheck = Static<typeof PosCheck> & Record<string, unknown>;
 
 export const PosOrder = Type.Object(
   {
-    id: Type.String({ minLength: 1 }),
+    id: PosId,
     status: Type.Enum(['open', 'closed']),
-    tables: Type.Array(Type.String()),
-    partySize: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    tables: Type.Array(PosText(), { maxItems: POS_MAX_TABLES }),
+    partySize: Type.Optional(Type.Union([PosPartySize(), Type.Null()])),
     guestName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    checks: Type.Array(PosCheck),
+    checks: Type.Array(PosCheck, { maxItems: POS_MAX_CHECKS }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     closedAt: Type.Union([Timestamp, Type.Null()]),
@@ -62,7 +67,7 @@ export const PosOrder = Type.Object(
 export type PosOrder = Static<typeof PosOrder>;
 export const PosOrders = Type.Array(PosOrder);
 
-export const CreatedOrder = Type.Object({ id: Type.String({ minLength: 1 }), checkNumber: Type.String() });
+export const CreatedOrder = Type.Object({ id: PosId, checkNumber: Type.String() });
 export const UnknownSkus = Type.Object({ error: Type.String(), unknownSkus: Type.Array(Type.String()) });
 
 export const PosPaymentState = Type.Object({

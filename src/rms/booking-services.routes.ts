@@ -15,6 +15,10 @@ export const bookingServicesRoutes: FastifyPluginAsyncTypebox<{ bookingServices:
         ...common,
         operationId: 'putBookingServices',
         summary: 'Connect your booking services (checked with GET {baseUrl}/healthcheck before saving)',
+        description:
+          'RMS partner API key. Saves the https base URL of your booking services and the key Tableside sends them (sealed at rest, never answered), ' +
+          'after GET {baseUrl}/healthcheck answered 200 to that key. 400 names `baseUrl` when the URL is not https, resolves to a loopback, private, ' +
+          'link-local or metadata address, carries a query or fragment, or the healthcheck failed; nothing is saved then. Replaces an earlier connection.',
         body: PutBookingServicesBody,
         response: { 200: BookingServices, ...errorResponses('rms', [...AUTH_ERRORS, 413, 415]) },
       },
@@ -30,6 +34,7 @@ export const bookingServicesRoutes: FastifyPluginAsyncTypebox<{ bookingServices:
         ...common,
         operationId: 'getBookingServices',
         summary: 'Your booking-services connection (never the key)',
+        description: 'RMS partner API key. The saved base URL and the last healthcheck. 404 until PUT /v1/rms/booking-services has connected them.',
         response: { 200: BookingServices, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
       },
     },

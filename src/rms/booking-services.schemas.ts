@@ -1,13 +1,15 @@
 import Type from 'typebox';
-import { Nullable, Timestamp } from '../server/schemas.ts';
+import { Nullable, Str, Timestamp } from '../server/schemas.ts';
 
 // DESIGN 8.1: an RMS partner's booking-services endpoint.
+
+const BASE_URL_PATTERN = '^[^\\u0000\\s]+$';
 
 export const PutBookingServicesBody = Type.Object({
   baseUrl: Type.String({
     minLength: 1,
     maxLength: 2048,
-    pattern: '^[^\\u0000\\s]+$',
+    pattern: BASE_URL_PATTERN,
     description: 'https base URL of your booking services (DESIGN 8.2); must answer GET {baseUrl}/healthcheck with 200 to the key below',
   }),
   apiKey: Type.String({
@@ -22,12 +24,12 @@ export type PutBookingServicesBody = Type.Static<typeof PutBookingServicesBody>;
 export const HealthCheck = Type.Object({
   at: Timestamp,
   ok: Type.Boolean(),
-  message: Type.String(),
+  message: Str(500, { description: 'what the last healthcheck found' }),
 });
 
 export const BookingServices = Type.Object(
   {
-    baseUrl: Type.String(),
+    baseUrl: Type.String({ maxLength: 2048, pattern: BASE_URL_PATTERN, description: 'as saved (without trailing slashes)' }),
     apiKeySet: Type.Boolean({ description: 'always true once saved; the key itself is never answered' }),
     lastHealthCheck: Nullable(HealthCheck),
   },

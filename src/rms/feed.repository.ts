@@ -68,10 +68,10 @@ export async function findSnapshot(ex: Executor, partnerId: string): Promise<Sna
   return rows[0] ?? null;
 }
 
-export async function incompleteNonces(ex: Executor, partnerId: string): Promise<Array<{ nonce: string; received: number; total: number }>> {
+export async function incompleteNonces(ex: Executor, partnerId: string, limit: number): Promise<Array<{ nonce: string; received: number; total: number }>> {
   const { rows } = await sql<{ nonce: string; received: number; total: number }>`
     SELECT nonce, count(*)::int AS received, max(total_shards)::int AS total FROM rms_feed_shards
-    WHERE partner_id = ${partnerId} GROUP BY nonce ORDER BY min(received_at)`.execute(ex);
+    WHERE partner_id = ${partnerId} GROUP BY nonce ORDER BY min(received_at), nonce LIMIT ${limit}`.execute(ex);
   return rows;
 }
 

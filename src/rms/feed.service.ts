@@ -7,7 +7,7 @@ import { MAX_PROBLEMS, readRecord, type FeedRecord } from './feed.fns.ts';
 import {
   dropNonce, findSnapshot, incompleteNonces, lockNonce, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
 } from './feed.repository.ts';
-import type { FeedBody, FeedStatus } from './feed.schemas.ts';
+import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 
 // DESIGN 8.3b: the availability feed. Each shard is checked record by record (a bad one: 400 naming
@@ -119,7 +119,7 @@ export function createFeedService(deps: FeedDeps) {
 
     async status(partnerId: string): Promise<FeedStatus> {
       const snapshot = await findSnapshot(db.kysely, partnerId);
-      const incomplete = await incompleteNonces(db.kysely, partnerId);
+      const incomplete = await incompleteNonces(db.kysely, partnerId, MAX_INCOMPLETE_LISTED);
       return {
         nonce: snapshot?.nonce ?? null,
         date: snapshot?.feed_date?.toISOString() ?? null,

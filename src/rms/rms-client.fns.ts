@@ -1,3 +1,6 @@
+import { MAX_MINOR } from '../lib/money.ts';
+import { INT32_MAX } from '../server/schemas.ts';
+
 // The tolerant reader of booking-services answers (DESIGN 8.2): pure functions that turn what an
 // RMS sent into Tableside's shapes, or say exactly what was wrong. They accept both spellings of
 // the slot fields (`totalSpots`/`totalSpot`, `openSpots`/`openSpot`, `requiresCc`/`requireCc`),
@@ -13,6 +16,22 @@ export const REFUSAL_CODES = [
   'slot_unavailable', 'party_size_out_of_range', 'outside_booking_window', 'outside_cancellation_window',
   'booking_already_cancelled', 'booking_not_modifiable', 'payment_required', 'payment_failed',
 ] as const;
+
+// Limits on what an RMS may answer (besides its shape): whatever Tableside records and answers its
+// channels and webhook receivers stays within what its API document declares, so a value past them
+// is a contract violation here, where it enters, rather than a broken answer later.
+/** The most slots one availability answer (or one feed record) may carry: one a minute over a 25-hour day. */
+export const MAX_SLOTS = 1500;
+/** The largest party an RMS booking may have (the feed's own bound, DESIGN 8.3b). */
+export const MAX_PARTY_SIZE = 9999;
+/** The most tables an RMS booking may name. */
+export const MAX_BOOKING_TABLES = 100;
+/** The longest booking notes an RMS may answer (a channel's own are at most 2000 characters). */
+export const MAX_NOTES = 5000;
+/** The longest contact field an RMS may answer. */
+export const MAX_CONTACT_TEXT = 320;
+/** Times are after 1970 and before 1e11 Unix seconds (year 5138): what the int64 fields of Google v3 carry. */
+export const MAX_UNIX_SECONDS = 99_999_999_999;
 
 export interface Slot {
   /** Seating start. */
@@ -76,8 +95,8 @@ function pick(o: Obj, names: string[]): [unknown, string] {
   return [undefined, names[0]!];
 }
 
-function int(v: unknown, field: string, min = 0): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new ShapeError(field, `must be an integer >= ${min}`);
+function int(v: unknown, field: string, min = 0, max = INT32_MAX): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) throw new ShapeError(field, `must be an integer from ${min} to ${max}`);
   return v;
 }
 
@@ -89,13 +108,14 @@ function bool(v: unknown, field: string): boolean {
 /** An id: a non-empty string, or an integer (some RMSs number their bookings), read as text. */
 export function readId(v: unknown, field: string): string {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-  if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw new ShapeError(field, 'must be a non-empty string id');
+  if (typeof v !== 'string' || v.length === 0 || v.length > 200 || v.includes('\u0000')) throw new ShapeError(field, 'must be a non-empty string id (at most 200 characters, no NUL)');
   return v;
 }
 
-function optText(v: unknown, field: string): string | null {
+function optText(v: unknown, field: string, max: number): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw new ShapeError(field, 'must be a string or null');
+  if (v.length > max || v.includes('\u0000')) throw new ShapeError(field, `must be at most ${max} characters, with no NUL`);
   return v;
 }
 
@@ -107,9 +127,10 @@ export function readTime(v: unknown, field: string): Date {
   if (typeof v === 'string' && /^\d{1,11}$/.test(v)) return new Date(Number(v) * 1000);
   if (typeof v === 'string' && ISO_WITH_OFFSET.test(v)) {
     const d = new Date(v);
-    if (!Number.isNaN(d.getTime())) return d;
+    // 1970 to the year 5138, as Unix seconds are read above: Google's int64 start_sec carries them.
+    if (!Number.isNaN(d.getTime()) && d.getTime() >= 0 && d.getTime() <= MAX_UNIX_SECONDS * 1000) return d;
   }
-  throw new ShapeError(field, 'must be ISO 8601 with an offset or Unix seconds');
+  throw new ShapeError(field, 'must be ISO 8601 with an offset or Unix seconds (1970 to 5138)');
 }
 
 export function readStatus(v: unknown, field: string): BookingStatus {
@@ -133,13 +154,14 @@ export function readSlot(raw: unknown, field: string): Slot {
     totalSpots,
     openSpots,
     deposit: o.deposit === undefined ? false : bool(o.deposit, `${field}.deposit`),
-    depositAmount: o.depositAmount === undefined || o.depositAmount === null ? 0 : int(o.depositAmount, `${field}.depositAmount`),
+    depositAmount: o.depositAmount === undefined || o.depositAmount === null ? 0 : int(o.depositAmount, `${field}.depositAmount`, 0, MAX_MINOR),
     requiresCc: cc === undefined ? false : bool(cc, `${field}.${ccName}`),
   };
 }
 
 export function readSlots(raw: unknown, field: string): Slot[] {
   if (!Array.isArray(raw)) throw new ShapeError(field, 'must be an array');
+  if (raw.length > MAX_SLOTS) throw new ShapeError(field, `must have at most ${MAX_SLOTS} slots`);
   return raw.map((s, i) => readSlot(s, `${field}[${i}]`));
 }
 
@@ -149,7 +171,7 @@ export function readAvailability(raw: unknown): Availability {
   return {
     venueId: readId(pick(o, ['venueId', 'venue_id'])[0], 'venueId'),
     date: typeof o.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(o.date) ? o.date : (() => { throw new ShapeError('date', 'must be YYYY-MM-DD'); })(),
-    partySize: int(o.partySize, 'partySize', 1),
+    partySize: int(o.partySize, 'partySize', 1, MAX_PARTY_SIZE),
     duration: o.duration === undefined || o.duration === null ? null : int(o.duration, 'duration'),
     slots: readSlots(slots, slotsName),
   };
@@ -163,8 +185,9 @@ export function readAck(raw: unknown): BookingAck {
 function readContact(v: unknown): RmsContact | null {
   if (v === undefined || v === null) return null;
   const o = obj(v, 'contact');
-  const text = (k: string) => optText(o[k], `contact.${k}`) ?? '';
-  return { firstname: text('firstname'), lastname: text('lastname'), email: text('email'), telephone: text('telephone'), ...(typeof o.locale === 'string' ? { locale: o.locale } : {}) };
+  const text = (k: string) => optText(o[k], `contact.${k}`, MAX_CONTACT_TEXT) ?? '';
+  const locale = typeof o.locale === 'string' ? optText(o.locale, 'contact.locale', MAX_CONTACT_TEXT) : null;
+  return { firstname: text('firstname'), lastname: text('lastname'), email: text('email'), telephone: text('telephone'), ...(locale !== null ? { locale } : {}) };
 }
 
 export function readBooking(raw: unknown, field = 'body'): RmsBooking {
@@ -173,23 +196,25 @@ export function readBooking(raw: unknown, field = 'body'): RmsBooking {
   let deposit: RmsBooking['deposit'] = null;
   if (o.deposit !== undefined && o.deposit !== null) {
     const d = obj(o.deposit, at('deposit'));
-    deposit = { amount: int(d.amount, at('deposit.amount')), paid: bool(d.paid, at('deposit.paid')) };
+    deposit = { amount: int(d.amount, at('deposit.amount'), 0, MAX_MINOR), paid: bool(d.paid, at('deposit.paid')) };
   }
   let tables: string[] | null = null;
-  if (Array.isArray(o.tables)) tables = o.tables.map((t, i) => readId(t, at(`tables[${i}]`)));
-  else if (o.tables !== undefined && o.tables !== null) throw new ShapeError(at('tables'), 'must be an array');
+  if (Array.isArray(o.tables)) {
+    if (o.tables.length > MAX_BOOKING_TABLES) throw new ShapeError(at('tables'), `must name at most ${MAX_BOOKING_TABLES} tables`);
+    tables = o.tables.map((t, i) => readId(t, at(`tables[${i}]`)));
+  } else if (o.tables !== undefined && o.tables !== null) throw new ShapeError(at('tables'), 'must be an array');
   const created = pick(o, ['createdAt', 'created_at'])[0];
   const updated = pick(o, ['updatedAt', 'updated_at'])[0];
   return {
     id: readId(pick(o, ['id', 'entity_id'])[0], at('id')),
     venueId: readId(pick(o, ['venueId', 'venue_id'])[0], at('venueId')),
     status: readStatus(o.status, at('status')),
-    partySize: int(o.partySize, at('partySize'), 1),
+    partySize: int(o.partySize, at('partySize'), 1, MAX_PARTY_SIZE),
     date: readTime(o.date, at('date')),
     areaId: o.areaId === undefined || o.areaId === null ? null : readId(o.areaId, at('areaId')),
     tables,
     contact: readContact(o.contact),
-    notes: optText(o.notes, at('notes')),
+    notes: optText(o.notes, at('notes'), MAX_NOTES),
     deposit,
     createdAt: created === undefined || created === null ? null : readTime(created, at('createdAt')),
     updatedAt: updated === undefined || updated === null ? null : readTime(updated, at('updatedAt')),
@@ -199,13 +224,13 @@ export function readBooking(raw: unknown, field = 'body'): RmsBooking {
 export function readSearch(raw: unknown): { total: number; data: RmsBooking[] } {
   const o = obj(raw, 'body');
   if (!Array.isArray(o.data)) throw new ShapeError('data', 'must be an array');
-  return { total: int(o.total, 'total'), data: o.data.map((b, i) => readBooking(b, `data[${i}]`)) };
+  return { total: int(o.total, 'total', 0, Number.MAX_SAFE_INTEGER), data: o.data.map((b, i) => readBooking(b, `data[${i}]`)) };
 }
 
 /** A 402 body `{error:{code,message}}`: the code as the RMS sent it (kept as is), or null when malformed. */
 export function readRefusal(raw: unknown): { code: string; message: string } | null {
   if (!isObj(raw) || !isObj(raw.error)) return null;
   const { code, message } = raw.error;
-  if (typeof code !== 'string' || code.length === 0 || code.length > 100) return null;
+  if (typeof code !== 'string' || code.length === 0 || code.length > 100 || code.includes('\u0000')) return null;
   return { code, message: typeof message === 'string' ? message : code };
 }

@@ -20,7 +20,10 @@ export const rmsSeatingRoutes: FastifyPluginAsyncTypebox<{ seating: RmsSeatingSe
         ...common,
         operationId: 'listVenuePosTables',
         summary: "The venue's POS tables, for your table matching",
-        description: '{venueId} is your externalId of the venue. 404 while the venue has no active POS connection.',
+        description:
+          'RMS partner API key. {venueId} is your externalId of the venue; another partner\'s venue is a 403. The tables come from the POS ' +
+          '(refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has ' +
+          'no active POS connection.',
         params: RmsVenueParams,
         response: { 200: PosTablesAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
       },
@@ -36,7 +39,10 @@ export const rmsSeatingRoutes: FastifyPluginAsyncTypebox<{ seating: RmsSeatingSe
         ...common,
         operationId: 'connectVenuePos',
         summary: "An onboarding link that connects the venue to its POS location",
-        description: 'The same onboarding page as a pay-at-table venue: send the url to the restaurant. 409 when the venue is connected already.',
+        description:
+          'RMS partner API key. The same onboarding page as a pay-at-table venue: send the url to the restaurant, who connects its POS location ' +
+          'there (a venue.onboarded webhook follows). 400 names `posType` when it is not a code of GET /v1/pat/pos-types; 404 when no venue of yours ' +
+          'has that externalId; 409 when the venue is connected already.',
         params: RmsVenueParams,
         body: PosConnectionBody,
         response: { 200: PosConnectionAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404, 409, 413, 415]) },
@@ -54,9 +60,13 @@ export const rmsSeatingRoutes: FastifyPluginAsyncTypebox<{ seating: RmsSeatingSe
         operationId: 'postReservationEvent',
         summary: 'A reservation event: seated opens the POS order, once per booking',
         description:
+          'RMS partner API key. When `status` is seated, `partySize`, `tables` and `date` are required (400 naming each missing one), every table must ' +
+          'be one of GET …/pos-tables (400 naming `tables`), and `prepayment` may have at most the decimals of the venue currency (400). ' +
           'seated: the POS order is created once however often the event is sent (200 opened, then 200 unchanged with the same orderId); ' +
           'unknown SKUs are left out and listed in unknownSkus; a POS that cannot be reached gives 202 pending and is retried for an hour ' +
-          '(outcome: webhook pos_order.opened or pos_order.failed). Any other status is recorded and answers 200 unchanged.',
+          '(outcome: webhook pos_order.opened or pos_order.failed). A POS that refuses the order is a 422 (recorded as pos_order.failed; send the ' +
+          'event again to retry). 404 when no venue of yours has that externalId or it has no active POS connection. Any other status is recorded ' +
+          'and answers 200 unchanged.',
         body: ReservationEvent,
         response: { 200: ReservationAnswer, 202: ReservationAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404, 413, 415, 422]) },
       },

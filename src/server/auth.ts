@@ -38,11 +38,24 @@ export interface Authenticator {
   authenticateToken(token: string): Promise<AuthOutcome>;
 }
 
+/** Where an address stands against the failed-authentication limit. */
+export interface ThrottleStatus {
+  /** Failed authentications an address may make in the window. */
+  limit: number;
+  /** The window, in seconds. */
+  windowS: number;
+  /** Failures the address may still make now. */
+  remaining: number;
+  /** Seconds until `remaining` rises again (the oldest counted failure leaves the window); 0 when none counts. */
+  resetS: number;
+}
+
 /** Throttles failed authentications per client address. */
 export interface FailureThrottle {
   /** Seconds the address must wait, or 0 when it may still fail. */
   retryAfter(address: string): number;
   record(address: string): void;
+  status(address: string): ThrottleStatus;
 }
 
 /**
@@ -57,7 +70,36 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthRequirement;
+    /**
+     * The route checks a credential itself and counts its failures against the throttle (the
+     * OAuth token endpoint). Routes with `auth` or a `security` requirement count them already.
+     */
+    rateLimited?: boolean;
   }
+}
+
+/**
+ * Whether the failed-authentication limit applies to a route: every route that takes a credential
+ * (its `config.auth`, the `security` its schema declares, or `config.rateLimited`). Those routes
+ * send the RateLimit headers on every response, and the OpenAPI document declares them there.
+ */
+export function isRateLimited(route: { config?: { auth?: unknown; rateLimited?: boolean } | null; schema?: unknown }): boolean {
+  const security = (route.schema as { security?: unknown[] } | undefined)?.security;
+  return Boolean(route.config?.auth || route.config?.rateLimited || (Array.isArray(security) && security.length > 0));
+}
+
+/**
+ * The IETF RateLimit headers (draft-ietf-httpapi-ratelimit-headers) for the failed-authentication
+ * limit: the quota is failed authentications per client address; a request with a valid
+ * credential uses none of it.
+ */
+export function rateLimitHeaders(status: ThrottleStatus): Record<string, string> {
+  return {
+    'ratelimit-limit': String(status.limit),
+    'ratelimit-remaining': String(status.remaining),
+    'ratelimit-reset': String(status.resetS),
+    'ratelimit-policy': `${status.limit};w=${status.windowS}`,
+  };
 }
 
 const ACCESS_NAME: Record<AccessKind, string> = {
@@ -82,6 +124,13 @@ export function principalOf(request: FastifyRequest): Principal {
 
 export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; limiter: FailureThrottle }): void {
   app.decorateRequest('principal', null);
+
+  // On every answer of a rate-limited route, successes and refusals alike, after this request's
+  // own failure (if any) was counted.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (isRateLimited(request.routeOptions)) reply.headers(rateLimitHeaders(deps.limiter.status(request.ip)));
+    done(null, payload);
+  });
 
   const fail = (request: FastifyRequest, error: AppError): never => {
     const wait = deps.limiter.retryAfter(request.ip);

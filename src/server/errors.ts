@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { AppError, STATUS_OF, type ErrorKind } from '../lib/errors.ts';
 import { fieldProblems } from '../lib/json-schema.ts';
+import { ERROR_MESSAGE_MAX, OAUTH_ERROR_CODES, type OAuthErrorCode } from './schemas.ts';
 
 // One error handler for the whole service. It maps every error to an AppError (the service's own
 // errors through the mappings the composition root registers, Fastify's by their codes) and renders
@@ -100,49 +101,85 @@ export function databaseUnavailable(): AppError {
   );
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+/** Seconds a client is asked to wait before retrying a request refused while the service shuts down. */
+export const SHUTDOWN_RETRY_AFTER_S = DATABASE_RETRY_AFTER_S;
+
+/** What the body says: no NUL (the document's pattern), at most ERROR_MESSAGE_MAX characters. */
+function sendable(text: string): string {
+  const clean = text.replace(/\u0000/g, '');
+  return clean.length > ERROR_MESSAGE_MAX ? `${clean.slice(0, ERROR_MESSAGE_MAX - 1)}…` : clean;
+}
+
+/**
+ * The body of an error in the envelope of the API family `path` belongs to (see the top of this
+ * file); also used for answers written before Fastify sees a request (input-guards.ts).
+ */
+export function errorBody(family: Family, error: AppError): Record<string, unknown> {
   const status = error.status;
-  const family = familyOf(request.url);
-  reply.code(status).headers(error.headers);
-  if (family === 'pat' && status === 401) {
-    const description = error.message;
-    reply.header('www-authenticate', `Bearer error="invalid_token", error_description="${description.replace(/"/g, "'")}"`);
-    return reply.send({ error: 'invalid_token', error_description: description });
-  }
+  if (family === 'pat' && status === 401) return { error: 'invalid_token', error_description: sendable(error.message) };
   if (family === 'oauth') {
     let description = error.message;
     if (error.kind === 'validation' && error.details) {
       description += ` ${Object.entries(error.details).map(([field, problems]) => `${field} ${(problems as string[]).join(', ')}`).join('; ')}.`;
     }
-    return reply.send({ error: String(error.details?.oauthError ?? oauthCode(status)), error_description: description });
+    const given = error.details?.oauthError;
+    const code = OAUTH_ERROR_CODES.includes(given as OAuthErrorCode) ? (given as OAuthErrorCode) : oauthCode(status);
+    return { error: code, error_description: sendable(description) };
   }
   let details = error.details;
   if (family === 'analytics' && error.kind === 'validation' && details) details = { form: { errors: details } };
-  return reply.send({ error: { code: status, message: error.message, details: details ?? null } });
+  return { error: { code: status, message: sendable(error.message), details: details ?? null } };
 }
 
-function oauthCode(status: number): string {
+/**
+ * Headers an error answer carries besides the error's own: `Retry-After` on every 429 and 503 (so a
+ * client always knows when to come back), `WWW-Authenticate` on a /v1/pat 401 (RFC 6750 3).
+ */
+export function errorHeaders(family: Family, error: AppError): Record<string, string> {
+  const headers = { ...error.headers };
+  if ((error.status === 429 || error.status === 503) && headers['retry-after'] === undefined) {
+    headers['retry-after'] = String(DATABASE_RETRY_AFTER_S);
+  }
+  if (family === 'pat' && error.status === 401) {
+    headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${sendable(error.message).replace(/["\\]/g, "'")}"`;
+  }
+  return headers;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const family = familyOf(request.url);
+  return reply.code(error.status).headers(errorHeaders(family, error)).send(errorBody(family, error));
+}
+
+function oauthCode(status: number): OAuthErrorCode {
   if (status === 401) return 'invalid_client';
   if (status === 429) return 'slow_down';
   if (status >= 500) return 'server_error';
   return 'invalid_request';
 }
 
+/**
+ * A request no route serves: 403 when its path exists with other methods (spec 7.1, ERR-05), 404
+ * when the path does not exist (DES-020). Neither repeats the path (ERR-07): it is the caller's input.
+ */
+export function unservedRequest(method: string, path: string, isKnownPath: (path: string) => boolean): AppError {
+  const shown = /^[A-Z][A-Z0-9_-]{0,31}$/i.test(method) ? method.toUpperCase() : 'this';
+  return path.startsWith('/') && isKnownPath(path)
+    ? new AppError('forbidden', `The method ${shown} is not allowed on this path.`)
+    : new AppError('not_found', `No route matches ${shown} on this path.`);
+}
+
 export function registerErrorHandling(app: FastifyInstance, isKnownPath: (path: string) => boolean, mappings: readonly ErrorMapping[] = []): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    // A request no route serves answers 403/404 whatever went wrong while reading it: Fastify
+    // refuses a QUERY without a Content-Type (RFC 10008), or a body it cannot parse, before the
+    // not-found handler runs; the method is not served either way (ERR-05).
+    if (request.is404) return sendError(request, reply, unservedRequest(request.method, request.url.split('?')[0], isKnownPath));
     const appError = toAppError(err, mappings);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ status: appError.status, reason: appError.message }, 'request refused');
     return sendError(request, reply, appError);
   });
 
-  // A path the API has, asked with a method it does not offer, is 403 (spec 7.1);
-  // a path it does not have is 404. Neither repeats the path (ERR-07): it is the caller's own input.
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    const error = isKnownPath(path)
-      ? new AppError('forbidden', `The method ${request.method} is not allowed on this path.`)
-      : new AppError('not_found', `No route matches ${request.method} on this path.`);
-    return sendError(request, reply, error);
-  });
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, unservedRequest(request.method, request.url.split('?')[0], isKnownPath)));
 }

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { sql } from 'kysely';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../lib/errors.ts';
+import { DATABASE_RETRY_AFTER_S } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
 // Liveness answers while the process serves requests; readiness also needs the database.
@@ -13,8 +14,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Pick<Db, 'kysely'> }>
       schema: {
         operationId: 'healthz',
         summary: 'Liveness: the process is up',
+        description:
+          'Answers 200 while the process serves requests, without touching the database. No credential and no rate ' +
+          'limit: meant for load balancers and orchestrators.',
         tags: ['operations'],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), ...errorResponses('platform', [400]) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -26,15 +30,19 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Pick<Db, 'kysely'> }>
       schema: {
         operationId: 'readyz',
         summary: 'Readiness: the database answers',
+        description:
+          'Answers 200 when the database answers a query, else 503 with Retry-After: take the process out of rotation ' +
+          'until it is ready again. No credential and no rate limit.',
         tags: ['operations'],
-        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses('platform', [503]) },
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses('platform', [400, 503]) },
       },
     },
     async () => {
       try {
         await sql`SELECT 1`.execute(db.kysely);
       } catch {
-        throw new AppError('unavailable', 'The database is not reachable.');
+        // Retry-After like every other 503 of the service (the database is away for a moment).
+        throw new AppError('unavailable', 'The database is not reachable.', null, { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
       }
       return { status: 'ready' as const };
     },

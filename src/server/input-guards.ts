@@ -2,13 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
-import { sendError } from './errors.ts';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { errorBody, errorHeaders, familyOf, sendError, unservedRequest } from './errors.ts';
 
 // Input that must never reach a handler or the database, checked once for every route present and
 // future (issue 15), so no route needs code of its own:
 //   - text PostgreSQL cannot store (NUL) in a body, query or path parameter: 400 naming the field (ERR-06)
 //   - URLs the router cannot decode, parameters longer than the router's limit: the envelope (ERR-07)
 //   - requests Node's HTTP parser refuses (a NUL in a header, say): the envelope too (ERR-07)
+//   - methods the service does not serve, including those Node's parser does not know (BREW) and
+//     CONNECT (which Node hands to a 'connect' listener, not to Fastify): 403 on a path the API
+//     has, 404 elsewhere, in the path's envelope (spec 7.1, ERR-05)
 // No error body repeats the request's URL: it may carry what the caller should not see echoed.
 
 /**
@@ -57,23 +61,63 @@ export function frameworkError(err: FastifyError, request: FastifyRequest, reply
   return sendError(request, reply, error);
 }
 
-/** What Node's HTTP parser refuses never reaches Fastify's request handling: answer it in the envelope. */
-export function clientErrorHandler(err: NodeJS.ErrnoException & { code?: string }, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, reason, message] =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request Timeout', 'The request took too long to arrive.']
-      : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
-        : [400, 'Bad Request', 'The request is malformed (its request line or a header could not be parsed).'];
-  const body = JSON.stringify({ error: { code: status, message, details: null } });
+/** Writes a whole error answer on a socket Fastify does not handle, and closes it. */
+function answerOnSocket(socket: Socket, path: string, error: AppError): void {
+  const family = familyOf(path);
+  const body = JSON.stringify(errorBody(family, error));
+  const headers = Object.entries(errorHeaders(family, error)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${headers}x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+}
+
+/** The request line of a request Node's parser refused because of its method: `BREW /path HTTP/1.1`. */
+const UNKNOWN_METHOD_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\/[^\s?#]*)[^\s]* HTTP\/1\.[01]\r?\n/;
+
+/**
+ * What Node's HTTP parser refuses never reaches Fastify's request handling: answer it in the
+ * envelope. A method the parser does not know is still a method the API does not offer: 403 on a
+ * path the API has, 404 elsewhere, like any other (ERR-05).
+ */
+export function clientErrorHandler(isKnownPath: (path: string) => boolean) {
+  return (err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    if (err.code === 'HPE_INVALID_METHOD') {
+      const raw = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.subarray(0, 4096).toString('latin1') : '';
+      const line = UNKNOWN_METHOD_LINE.exec(raw);
+      if (line) return answerOnSocket(socket, line[2], unservedRequest(line[1], line[2], isKnownPath));
+    }
+    const [status, reason, message] =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request took too long to arrive.']
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
+          : [400, 'Bad Request', 'The request is malformed (its request line or a header could not be parsed).'];
+    const body = JSON.stringify({ error: { code: status, message, details: null } });
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+/**
+ * CONNECT is never served (this is not a proxy): Node hands it to the server's 'connect' listeners
+ * and, with none, drops the connection without a word. Answer it like any method not offered.
+ */
+export function connectHandler(isKnownPath: (path: string) => boolean) {
+  return (req: IncomingMessage, socket: Socket): void => {
+    const target = req.url ?? '';
+    const path = target.startsWith('/') ? target.split('?')[0] : '';
+    answerOnSocket(socket, path, unservedRequest('CONNECT', path, isKnownPath));
+  };
 }
 
 export function registerInputGuards(app: FastifyInstance): void {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -6,14 +7,16 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../lib/errors.ts';
+import { CUSTOM_FORMATS } from '../lib/json-schema.ts';
 import type { TlsMaterial } from '../lib/tls.ts';
 import { registerAuth, type Authenticator, type FailureThrottle } from './auth.ts';
-import { registerErrorHandling, sendError, type ErrorMapping } from './errors.ts';
-import { clientErrorHandler, frameworkError, MAX_PARAM_LENGTH, registerInputGuards } from './input-guards.ts';
+import { registerErrorHandling, sendError, SHUTDOWN_RETRY_AFTER_S, type ErrorMapping } from './errors.ts';
+import { clientErrorHandler, connectHandler, frameworkError, MAX_PARAM_LENGTH, registerInputGuards } from './input-guards.ts';
 import { healthRoutes } from './health.routes.ts';
 import { createHttpsOnlyServer } from './https-only.ts';
 import { loggableUrl } from './logger.ts';
 import { registerMetrics } from './metrics.ts';
+import { loadGuides } from './guides.ts';
 import { registerOpenApi } from './openapi.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -32,13 +35,22 @@ export interface PlatformDeps {
   /** Throttles failed authentications per client address (429 past the limit). */
   throttle: FailureThrottle;
   errorMappings: readonly ErrorMapping[];
+  /** The OpenAPI 3.1 `webhooks` section (the events the service sends); the platform knows no event. */
+  webhooks?: Record<string, unknown>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const BODY_LIMIT = 1024 * 1024;
+/** The project's guides (docs/*.md), served beside the API reference. */
+const GUIDES_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 
 export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstance> {
   const { config, db, tls, log } = deps;
+  // Every path the API has, whatever the method, to tell 403 (method not offered) from 404.
+  const paths = FindMyWay();
+  const seen = new Set<string>();
+  const isKnownPath = (path: string) => paths.find('GET', path) !== null;
+
   const fastify = Fastify({
     loggerInstance: log,
     // One log line per request, written by the onResponse hook below (with the URL's secrets cut).
@@ -51,30 +63,44 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     serverFactory: (handler) => createHttpsOnlyServer(tls, handler, { trustProxy: config.trustProxy }),
-    return503OnClosing: true,
+    // Requests that arrive while the server closes get a 503 from the hook below, in the envelope
+    // (Fastify's own 503 has neither the envelope, x-request-id nor Retry-After).
+    return503OnClosing: false,
+    // The response serializer compiles nullable fields with an ajv of its own: it needs the service's
+    // format names (their enum or pattern says what they accept; a serializer validates nothing).
+    serializerOpts: { ajv: { formats: Object.fromEntries(Object.keys(CUSTOM_FORMATS).map((name) => [name, true])) } },
     // Router and parser errors in the envelope, and every parameter its schema accepts (ERR-07, LIM-22).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(isKnownPath),
     // The HTTPS-only server and pino logger narrow Fastify's generics; the rest of the code
     // works with the plain instance type.
   }) as unknown as FastifyInstance;
   fastify.setValidatorCompiler(validatorCompiler);
+  fastify.server.on('connect', connectHandler(isKnownPath));
 
-  // Every path the API has, whatever the method, to tell 403 (method not offered) from 404.
-  const paths = FindMyWay();
-  const seen = new Set<string>();
   fastify.addHook('onRoute', (route) => {
     if (!seen.has(route.url)) {
       seen.add(route.url);
       paths.on('GET', route.url, () => {});
     }
   });
-  registerErrorHandling(fastify, (path) => paths.find('GET', path) !== null, deps.errorMappings);
+  registerErrorHandling(fastify, isKnownPath, deps.errorMappings);
   registerInputGuards(fastify);
 
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      const error = new AppError('unavailable', 'The server is shutting down; retry the request (another replica or this one restarted will answer).', null, {
+        'retry-after': String(SHUTDOWN_RETRY_AFTER_S),
+      });
+      return sendError(request, reply, error);
+    }
     if (config.trustProxy) {
       const proto = request.headers['x-forwarded-proto'];
       const first = (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase();
@@ -94,7 +120,7 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
   // Bodies are JSON, or a form on /oauth/token and the onboarding page; anything else is a 415.
   fastify.removeContentTypeParser('text/plain');
   await fastify.register(formbody, { bodyLimit: BODY_LIMIT });
-  await registerOpenApi(fastify, config.publicBaseUrl);
+  await registerOpenApi(fastify, { publicBaseUrl: config.publicBaseUrl, webhooks: deps.webhooks, guides: loadGuides(GUIDES_DIR) });
   const pglite = db.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined;
   registerMetrics(fastify, { embeddedDbMemory: pglite ? () => pglite.Module?.HEAPU8?.length ?? null : undefined });
   registerAuth(fastify, { auth: deps.authenticator, limiter: deps.throttle });

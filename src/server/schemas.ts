@@ -9,11 +9,19 @@ import { CUSTOM_FORMATS } from '../lib/json-schema.ts';
 // Shapes shared by every API family: the error envelopes (which are also the serializers of error
 // responses, so they must match what the error handler sends) and small building blocks.
 
+/** The longest `message` (and OAuth `error_description`) the error handler sends; longer text is cut. */
+export const ERROR_MESSAGE_MAX = 1000;
+// Their pattern is NO_NUL_PATTERN (defined below): the error handler strips NULs from what it sends.
+
 export const ErrorEnvelope = Type.Object(
   {
     error: Type.Object({
-      code: Type.Integer({ description: 'the HTTP status' }),
-      message: Type.String({ description: 'human-readable; may be shown to staff' }),
+      code: Type.Integer({ format: 'int32', minimum: 400, maximum: 599, description: 'the HTTP status' }),
+      message: Type.String({
+        maxLength: ERROR_MESSAGE_MAX,
+        pattern: '^[^\\u0000]*$',
+        description: 'human-readable; may be shown to staff',
+      }),
       details: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
         description: 'for validation errors, each offending field mapped to a list of problems; otherwise null',
       }),
@@ -22,10 +30,14 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', description: 'The nested error envelope (spec 7.2).' },
 );
 
+/** Every `error` code an OAuth-style body can carry (RFC 6750 3.1 on /v1/pat, RFC 6749 5.2 on /oauth/token). */
+export const OAUTH_ERROR_CODES = ['invalid_token', 'invalid_request', 'invalid_client', 'unsupported_grant_type', 'slow_down', 'server_error'] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
 export const OAuthError = Type.Object(
   {
-    error: Type.String({ description: 'RFC 6750 / RFC 6749 error code, e.g. invalid_token' }),
-    error_description: Type.String(),
+    error: Type.String({ enum: [...OAUTH_ERROR_CODES], maxLength: 32, description: 'RFC 6750 / RFC 6749 error code, e.g. invalid_token' }),
+    error_description: Type.String({ maxLength: ERROR_MESSAGE_MAX, pattern: '^[^\\u0000]*$', description: 'human-readable' }),
   },
   { $id: 'OAuthError', description: 'OAuth-style error body (RFC 6750 for 401 on /v1/pat; RFC 6749 on /oauth/token).' },
 );
@@ -40,9 +52,10 @@ const DESCRIPTION: Record<number, string> = {
   413: 'Request body larger than 1 MiB.',
   415: 'Unsupported Content-Type.',
   422: 'Unprocessable.',
-  429: 'Too many failed authentications; see Retry-After.',
+  429: 'Too many failed authentications from this address; see Retry-After.',
   502: 'POS forwarding failure.',
-  503: 'The database is unavailable for a moment; retry after Retry-After seconds (a payment with the same externalReference).',
+  500: 'Internal error; the body says nothing about its cause (the log has it with the request id).',
+  503: 'The database is unavailable for a moment, or the service is shutting down; retry after Retry-After seconds (a payment with the same externalReference).',
 };
 
 const ref = (id: string, description: string) => Type.Unsafe<unknown>({ $ref: `${id}#`, description });

@@ -32,7 +32,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
       ...common,
       operationId: 'createWebhookEndpoint',
       summary: 'Register a webhook endpoint',
-      description: 'Answers the endpoint with its signing secret (whsec_…), shown only here. 400 names `url` (not https, or a private address) or `events` (listing unknown types).',
+      description: 'Your own API key or access token (any partner). Answers the endpoint with its signing secret (whsec_…), shown only here. 400 names `url` (not https, or a loopback, private, link-local or metadata address) or `events` (empty, naming a type twice, or listing unknown types).',
       body: CreateEndpointBody,
       response: { 200: EndpointWithSecret, ...errors(413, 415) },
     },
@@ -40,12 +40,12 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
 
   app.get(PATH, {
     config,
-    schema: { ...common, operationId: 'listWebhookEndpoints', summary: "The partner's webhook endpoints", querystring: ListQuery, response: { 200: EndpointList, ...errors() } },
+    schema: { ...common, operationId: 'listWebhookEndpoints', summary: "The partner's webhook endpoints", description: 'Your own API key or access token (any partner). Your endpoints as `{total, data}` pages (offset/limit; out of range is a 400), never their secrets.', querystring: ListQuery, response: { 200: EndpointList, ...errors() } },
   }, async (request) => endpoints.list(principalOf(request).partnerId, { offset: request.query.offset ?? 0, limit: request.query.limit ?? 10 }));
 
   app.get(`${PATH}/:id`, {
     config,
-    schema: { ...common, operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint (never its secret)', params: EndpointParams, response: { 200: Endpoint, ...errors(404) } },
+    schema: { ...common, operationId: 'getWebhookEndpoint', summary: 'One webhook endpoint (never its secret)', description: 'Your own API key or access token (any partner). 404 when you have no endpoint with that id (another partner\'s included).', params: EndpointParams, response: { 200: Endpoint, ...errors(404) } },
   }, async (request) => endpoints.get(principalOf(request).partnerId, request.params.id));
 
   app.put(`${PATH}/:id`, {
@@ -54,7 +54,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
       ...common,
       operationId: 'updateWebhookEndpoint',
       summary: 'Change a webhook endpoint',
-      description: 'Fields given are changed, others kept. `status: "enabled"` enables a disabled endpoint again.',
+      description: 'Your own API key or access token (any partner). Fields given are changed, others kept. `status: "enabled"` enables a disabled endpoint again. 400 names `url` or `events` as on create; 404 when you have no endpoint with that id.',
       params: EndpointParams,
       body: UpdateEndpointBody,
       response: { 200: Endpoint, ...errors(404, 413, 415) },
@@ -63,7 +63,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
 
   app.delete(`${PATH}/:id`, {
     config,
-    schema: { ...common, operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint and its delivery log', params: EndpointParams, response: { 204: { type: 'null' }, ...errors(404) } },
+    schema: { ...common, operationId: 'deleteWebhookEndpoint', summary: 'Delete a webhook endpoint and its delivery log', description: 'Your own API key or access token (any partner). Nothing more is sent to it. 404 when you have no endpoint with that id.', params: EndpointParams, response: { 204: { type: 'null' }, ...errors(404) } },
   }, async (request, reply) => {
     await endpoints.remove(principalOf(request).partnerId, request.params.id);
     return reply.code(204).send(null);
@@ -75,7 +75,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
       ...common,
       operationId: 'rotateWebhookSecret',
       summary: 'Rotate the signing secret',
-      description: 'Answers the new secret once. For 24 h deliveries carry two signatures, one per secret, so either verifies.',
+      description: 'Your own API key or access token (any partner). Answers the new secret once. For 24 h deliveries carry two signatures, one per secret, so either verifies. 404 when you have no endpoint with that id.',
       params: EndpointParams,
       response: { 200: RotatedSecret, ...errors(404) },
     },
@@ -87,6 +87,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
       ...common,
       operationId: 'listWebhookDeliveries',
       summary: 'The delivery log: one entry per attempt, newest first',
+      description: 'Your own API key or access token (any partner). Every attempt to deliver to this endpoint, with the answer it got, as `{total, data}` pages. 404 when you have no endpoint with that id.',
       params: EndpointParams,
       querystring: ListQuery,
       response: { 200: DeliveryList, ...errors(404) },
@@ -99,7 +100,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
       ...common,
       operationId: 'recoverWebhookDeliveries',
       summary: 'Re-send what failed or was missed in a window',
-      description: 'Re-sends at once the deliveries of [since, until] that did not succeed (retries still waiting included) and the events the endpoint was not sent; enables a disabled endpoint.',
+      description: 'Your own API key or access token (any partner). Re-sends at once the deliveries of [since, until] that did not succeed (retries still waiting included) and the events the endpoint was not sent, at most 5000 of each per call; enables a disabled endpoint. 400 when `since` is in the future or `until` is before `since`; 404 when you have no endpoint with that id.',
       params: EndpointParams,
       body: RecoverBody,
       response: { 202: Recovered, ...errors(404, 413, 415) },
@@ -112,7 +113,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ endpoints: EndpointsSer
       ...common,
       operationId: 'testWebhookEndpoint',
       summary: 'Send a signed webhook.test event now',
-      description: "Answers how the endpoint took it; the attempt is in the delivery log. A failing endpoint is a 200 with status failed, never retried.",
+      description: "Your own API key or access token (any partner). Answers how the endpoint took it; the attempt is in the delivery log. A failing endpoint is a 200 with status failed, never retried. 404 when you have no endpoint with that id.",
       params: EndpointParams,
       response: { 200: TestResult, ...errors(404) },
     },

@@ -9,8 +9,9 @@ import * as deliveries from './deliveries.repository.ts';
 import { DELIVER_JOB, deliverJobKey, newSigningSecret, type WebhookDelivery } from './delivery.service.ts';
 import * as repo from './endpoints.repository.ts';
 import type { Sealer } from './sealing.ts';
-import { PREVIOUS_SECRET_MS, subscriptionProblems, TEST_EVENT_TYPE, eventBody, webhookIdOf } from './webhooks.fns.ts';
-import type { CreateEndpointBody, Endpoint, EndpointWithSecret, RecoverBody, UpdateEndpointBody } from './webhooks.schemas.ts';
+import { PREVIOUS_SECRET_MS, subscriptionProblems, TEST_EVENT_TYPE, eventBody, webhookIdOf, type EventType } from './webhooks.fns.ts';
+// RECOVER_LIMIT: the most deliveries one recover call re-sends; a partner with more calls it again for the rest.
+import { RECOVER_LIMIT, type CreateEndpointBody, type Endpoint, type EndpointWithSecret, type RecoverBody, type UpdateEndpointBody } from './webhooks.schemas.ts';
 
 // The endpoints API (DESIGN 8.5): a partner's own endpoints, with its own credential. Secrets are
 // generated here, answered once, and stored sealed (lib/sealed.ts) because every delivery signs
@@ -24,9 +25,6 @@ export interface EndpointsServiceDeps {
   allowPrivateTargets: boolean;
 }
 
-/** The most deliveries one recover call re-sends; a partner with more calls it again for the rest. */
-const RECOVER_LIMIT = 5000;
-
 const REASON = { gone: 'answered_410', failing: 'failing_5_days', partner: 'by_partner' } as const;
 
 function view(row: repo.EndpointRow): Endpoint {
@@ -34,7 +32,8 @@ function view(row: repo.EndpointRow): Endpoint {
     id: row.id,
     url: row.url,
     description: row.description,
-    events: row.events,
+    // Stored only after subscriptionProblems() found them all in the catalogue.
+    events: row.events as EventType[],
     status: row.status,
     disabledReason: row.disabled_reason ? REASON[row.disabled_reason] : null,
     createdAt: row.created_at.toISOString(),
@@ -107,7 +106,7 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
         total,
         data: rows.map((a) => ({
           webhookId: a.webhook_id,
-          type: a.type,
+          type: a.type as EventType | typeof TEST_EVENT_TYPE,
           attempt: a.attempt,
           status: a.status,
           responseCode: a.response_code,

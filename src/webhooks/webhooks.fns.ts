@@ -23,7 +23,7 @@ export const EVENT_CATALOGUE = [
 export type EventType = (typeof EVENT_CATALOGUE)[number];
 
 /** The type of the event `POST /endpoints/{id}/test` sends; never part of a subscription. */
-export const TEST_EVENT_TYPE = 'webhook.test';
+export const TEST_EVENT_TYPE = 'webhook.test' as const;
 
 /** The subscription's problems: types outside the catalogue, repeated types, an empty list. */
 export function subscriptionProblems(events: readonly string[]): string[] {

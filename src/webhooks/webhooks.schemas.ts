@@ -1,35 +1,42 @@
 import Type, { type Static } from 'typebox';
-import { pageQuery } from '../lib/pagination.ts';
-import { Nullable, Timestamp } from '../server/schemas.ts';
-import { EVENT_CATALOGUE } from './webhooks.fns.ts';
+import { Int32, Int64, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
+import { EVENT_CATALOGUE, TEST_EVENT_TYPE } from './webhooks.fns.ts';
 
 // The webhooks API's shapes (DESIGN 8.5): validation, types and OpenAPI from one source. Event type
 // names are checked by the service (webhooks.fns.ts), so an unknown one is a 400 that lists them all.
 
-const EventTypes = Type.Array(Type.String({ maxLength: 100 }), {
-  maxItems: 50,
-  description: `event types to receive, from the catalogue: ${EVENT_CATALOGUE.join(', ')}`,
-});
-const Url = Type.String({ maxLength: 2000, description: 'https URL that receives the POSTs; not a loopback, private or metadata address' });
-const Description = Type.String({ maxLength: 500 });
+/** Subscriptions name at most this many types on input; what is stored is a subset of the catalogue. */
+const MAX_SUBSCRIBED = 50;
 
-export const CreateEndpointBody = Type.Object({ url: Url, events: EventTypes, description: Type.Optional(Description) });
+const EventTypes = Type.Array(Str(100), {
+  maxItems: MAX_SUBSCRIBED,
+  description: `event types to receive, each once, from the catalogue: ${EVENT_CATALOGUE.join(', ')}`,
+});
+const UrlIn = Str(2000, { description: 'https URL that receives the POSTs; not a loopback, private or metadata address' });
+const Description = Str(500);
+
+export const CreateEndpointBody = Type.Object({ url: UrlIn, events: EventTypes, description: Type.Optional(Description) });
 export type CreateEndpointBody = Static<typeof CreateEndpointBody>;
 
 export const UpdateEndpointBody = Type.Object({
-  url: Type.Optional(Url),
+  url: Type.Optional(UrlIn),
   events: Type.Optional(EventTypes),
   description: Type.Optional(Nullable(Description)),
   status: Type.Optional(Type.Enum(['enabled', 'disabled'], { description: 'enable a disabled endpoint again, or pause one' })),
 });
 export type UpdateEndpointBody = Static<typeof UpdateEndpointBody>;
 
+/** An event type of the catalogue (what a subscription may name). */
+export const EventType = Type.Enum([...EVENT_CATALOGUE]);
+/** An event type a delivery may carry: the catalogue's and the test event. */
+export const DeliveredType = Type.Enum([...EVENT_CATALOGUE, TEST_EVENT_TYPE]);
+
 export const Endpoint = Type.Object(
   {
-    id: Type.String({ format: 'uuid' }),
-    url: Type.String(),
-    description: Nullable(Type.String()),
-    events: Type.Array(Type.String()),
+    id: Uuid(),
+    url: Str(2000, { description: 'the https URL that receives the POSTs' }),
+    description: Nullable(Description),
+    events: Type.Array(EventType, { maxItems: EVENT_CATALOGUE.length, description: 'the event types it receives' }),
     status: Type.Enum(['enabled', 'disabled']),
     disabledReason: Nullable(
       Type.Enum(['answered_410', 'failing_5_days', 'by_partner'], { description: 'why a disabled endpoint receives nothing' }),
@@ -41,53 +48,68 @@ export const Endpoint = Type.Object(
 );
 export type Endpoint = Static<typeof Endpoint>;
 
+/** `whsec_` and 32 random bytes in base64 (delivery.service.ts newSigningSecret). */
+const Secret = (description: string) => Type.String({ maxLength: 50, pattern: '^whsec_[A-Za-z0-9+/]{43}=$', description });
+
 export const EndpointWithSecret = Type.Object({
   ...Endpoint.properties,
-  secret: Type.String({ description: 'whsec_…: the signing secret, shown only in this answer' }),
+  secret: Secret('whsec_…: the signing secret, shown only in this answer'),
 });
 export type EndpointWithSecret = Static<typeof EndpointWithSecret>;
 
-export const EndpointList = Type.Object({ total: Type.Integer(), data: Type.Array(Endpoint) });
+const Total = (description: string) => Int64(0, Number.MAX_SAFE_INTEGER, { description });
 
-export const EndpointParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export const EndpointList = Type.Object({ total: Total('endpoints across all pages'), data: Type.Array(Endpoint, { maxItems: 50 }) });
+
+export const EndpointParams = Type.Object({ id: Str(64, { description: 'the endpoint id' }) });
 export const ListQuery = Type.Object({
-  ...pageQuery({ defaultLimit: 10, maxLimit: 50 }),
   // Past a billion is a 400 naming it, not a database range error.
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'records to skip (default 0)' })),
+  offset: Type.Optional(Int32(0, 1_000_000_000, { default: 0, description: 'records to skip (default 0)' })),
+  limit: Type.Optional(Int32(0, 50, { default: 10, description: 'page size, 0 to 50 (default 10)' })),
 });
 
 export const RotatedSecret = Type.Object({
-  secret: Type.String({ description: 'the new whsec_ secret, shown once' }),
+  secret: Secret('the new whsec_ secret, shown once'),
   previousSecretExpiresAt: Timestamp,
 });
 
+/** Standard Webhooks' message id: `msg_` and the delivery's UUID without dashes (webhooks.fns.ts webhookIdOf). */
+export const WebhookId = (description: string) => Type.String({ maxLength: 36, pattern: '^msg_[0-9a-f]{32}$', description });
+
+const ResponseCode = Nullable(Int32(100, 999, { description: "the endpoint's HTTP status; null when it gave none (refused, timed out, reset)" }));
+const AttemptError = Nullable(Str(500, { description: 'why it failed, when it did (the start of the answer, or the connection problem)' }));
+const DurationMs = Int32(0, 2_147_483_647, { description: 'how long the attempt took' });
+
 export const DeliveryAttempt = Type.Object({
-  webhookId: Type.String({ description: 'the webhook-id header: the same for every attempt of one event' }),
-  type: Type.String(),
-  attempt: Type.Integer({ description: '1 for the first try' }),
+  webhookId: WebhookId('the webhook-id header: the same for every attempt of one event'),
+  type: DeliveredType,
+  attempt: Int32(1, 2_147_483_647, { description: '1 for the first try (recover continues the count)' }),
   status: Type.Enum(['succeeded', 'failed']),
-  responseCode: Nullable(Type.Integer({ description: "the endpoint's HTTP status; null when it gave none (refused, timed out, reset)" })),
-  error: Nullable(Type.String({ description: 'why it failed, when it did' })),
-  durationMs: Type.Integer(),
+  responseCode: ResponseCode,
+  error: AttemptError,
+  durationMs: DurationMs,
   at: Timestamp,
 });
-export const DeliveryList = Type.Object({ total: Type.Integer(), data: Type.Array(DeliveryAttempt) });
+export const DeliveryList = Type.Object({ total: Total('attempts across all pages'), data: Type.Array(DeliveryAttempt, { maxItems: 50 }) });
 
 export const RecoverBody = Type.Object({
-  since: Type.String({ format: 'date-time', description: 'window start (inclusive), ISO 8601 with offset' }),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'window end (inclusive); default now' })),
+  since: Type.String({ format: 'date-time', maxLength: 40, description: 'window start (inclusive), ISO 8601 with offset; not in the future' }),
+  until: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'window end (inclusive), not before since; default now' })),
 });
 export type RecoverBody = Static<typeof RecoverBody>;
 
+/** The most deliveries (and missed events) one recover call sends (endpoints.service.ts). */
+export const RECOVER_LIMIT = 5000;
+
 export const Recovered = Type.Object({
-  resent: Type.Integer({ description: 'deliveries that had failed or were waiting for a retry, sent again now' }),
-  missed: Type.Integer({ description: 'events of the window the endpoint had not been sent, sent now' }),
+  resent: Int32(0, RECOVER_LIMIT, { description: 'deliveries that had failed or were waiting for a retry, sent again now' }),
+  missed: Int32(0, RECOVER_LIMIT, { description: 'events of the window the endpoint had not been sent, sent now' }),
 });
 
 export const TestResult = Type.Object({
-  webhookId: Type.String(),
+  webhookId: WebhookId('the webhook-id of the test delivery'),
   status: Type.Enum(['succeeded', 'failed']),
-  responseCode: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  durationMs: Type.Integer(),
+  responseCode: ResponseCode,
+  error: AttemptError,
+  durationMs: DurationMs,
 });

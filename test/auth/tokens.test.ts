@@ -26,6 +26,18 @@ describe('OAuth client credentials', () => {
     expect(venues.body).toEqual({ total: 0, venues: [] });
   });
 
+  it('[DES-029] the API document declares both bodies of /oauth/token, form and JSON, with one schema; a malformed field is invalid_request', async () => {
+    const doc = (await app.http.get('/openapi.json')).body;
+    const content = doc.paths['/oauth/token'].post.requestBody.content;
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(content['application/json'].schema).toEqual(content['application/x-www-form-urlencoded'].schema);
+    expect(Object.keys(content['application/json'].schema.properties).sort()).toEqual(['client_id', 'client_secret', 'grant_type', 'scope']);
+    const tooLong = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'x'.repeat(257), client_secret: 'tcs_x' });
+    const res = await app.http.post('/oauth/token', { body: tooLong.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
+  });
+
   it('[DES-029] POST /oauth/token with a JSON body, and with HTTP Basic client authentication', async () => {
     const p = await app.newPartner(['analytics']);
     const json = await app.http.post('/oauth/token', { body: { grant_type: 'client_credentials', client_id: p.clientId, client_secret: p.clientSecret } });

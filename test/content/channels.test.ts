@@ -30,6 +30,14 @@ describeEachStore('content booking channels', (store) => {
     }
   });
 
+  it('a channel is created only within the limits its schema documents (name <= 255, logo <= 2048, no NUL)', async () => {
+    const channels = app.service.app.services.channels;
+    await expect(channels.create({ name: 'n'.repeat(256) })).rejects.toThrow(/name must be at most 255/);
+    await expect(channels.create({ name: 'a\u0000b' })).rejects.toThrow(/without NUL/);
+    await expect(channels.create({ name: 'Long logo', logo: `https://cdn.example.com/${'l'.repeat(2048)}` })).rejects.toThrow(/logo must be at most 2048/);
+    expect((await channels.create({ name: 'n'.repeat(255) })).name).toHaveLength(255);
+  });
+
   it('[RMS-07] filters[criteria] returns only channels whose name contains the text (case-insensitive), total counts only those', async () => {
     await newChannel(app, 'Zeta Booking Portal');
     await newChannel(app, 'zeta widgets');

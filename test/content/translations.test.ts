@@ -126,6 +126,18 @@ describeEachStore('content translations and x-locale', (store) => {
     expect((await get(`/v1/rms/venues/${venue.id}`)).body.name).toBe(venue.name);
   });
 
+  it('a translation keeps the limit of its field: an area name translation over 255 characters → 400 naming its content', async () => {
+    const venue = await newVenue(app, key);
+    const long = await app.http.post(`/v1/rms/venues/${venue.id}/areas`, {
+      token: key,
+      body: { externalId: 'long', name: 'Terrace', translations: [tr('fr', { description: 'x'.repeat(300), name: 'n'.repeat(256) })] },
+    });
+    expect(long.status).toBe(400);
+    expect(long.body.error.details).toEqual({ 'translations[0].data[1].content': ['must be at most 255 characters long (the name it translates is)'] });
+    const fits = await newArea(app, key, venue.id, { translations: [tr('fr', { name: 'n'.repeat(255) })] });
+    expect((await get(`/v1/rms/venues/${venue.id}/areas/${fits.id}`, 'fr')).body.name).toHaveLength(255);
+  });
+
   it('[RMS-55] [DES-133] a field an entity does not translate → 400 (company name, area bookingMessage)', async () => {
     const bad = await app.http.post('/v1/rms/company', { token: key, body: { name: 'N', city: 'C', countryCode: 'ES', translations: [tr('fr', { name: 'Nom' })] } });
     expect(bad.status).toBe(400);

@@ -334,6 +334,37 @@ describeEachStore('content venues', (store) => {
       expect(half.body.error.details).toHaveProperty('longitude');
     });
 
+    it('latitude and longitude are given together (dependentRequired): one alone → 400 naming the other, on create, update and upsert', async () => {
+      const lone = [
+        [{ latitude: 40.1 }, 'longitude', 'is required when latitude is given'],
+        [{ longitude: -3.7 }, 'latitude', 'is required when longitude is given'],
+        [{ latitude: null }, 'longitude', 'is required when latitude is given'],
+      ] as const;
+      for (const [coordinates, missing, problem] of lone) {
+        const created = await app.http.post('/v1/rms/venues', { token: key, body: venueBody(coordinates) });
+        expect(created.status, JSON.stringify(coordinates)).toBe(400);
+        expect(created.body.error.details).toEqual({ [missing]: [problem] });
+      }
+      const venue = await newVenue(app, key, { latitude: 40.4125, longitude: -3.7089 });
+      for (const [coordinates, missing, problem] of lone) {
+        const updated = await app.http.put(`/v1/rms/venues/${venue.id}`, { token: key, body: coordinates });
+        expect(updated.status, JSON.stringify(coordinates)).toBe(400);
+        expect(updated.body.error.details).toEqual({ [missing]: [problem] });
+        const upserted = await app.http.put(`/v1/rms/venues/external/${encodeURIComponent(venue.externalId)}`, { token: key, body: coordinates });
+        expect(upserted.status).toBe(400);
+        expect(upserted.body.error.details).toEqual({ [missing]: [problem] });
+      }
+      // A number paired with null is refused by the service, naming the null one; both given move the venue.
+      const mixed = await app.http.put(`/v1/rms/venues/${venue.id}`, { token: key, body: { latitude: 41, longitude: null } });
+      expect(mixed.status).toBe(400);
+      expect(Object.keys(mixed.body.error.details)).toEqual(['longitude']);
+      const moved = await app.http.put(`/v1/rms/venues/${venue.id}`, { token: key, body: { latitude: 41.5, longitude: 2.1 } });
+      expect(moved.status).toBe(200);
+      expect([moved.body.latitude, moved.body.longitude]).toEqual([41.5, 2.1]);
+      const cleared = await app.http.put(`/v1/rms/venues/${venue.id}`, { token: key, body: { latitude: null, longitude: null } });
+      expect([cleared.body.latitude, cleared.body.longitude]).toEqual([null, null]);
+    });
+
     it('[RMS-44] deposit and noShowFee: fixed_price and per_cover accepted; other types, negative amounts and too many decimals → 400', async () => {
       const ok = await newVenue(app, key, {
         currency: 'JPY',

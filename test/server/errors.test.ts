@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
+import { rawRequest } from '../helpers/raw-http.ts';
 
 let app: TestApp;
 let partner: TestPartner;
@@ -36,6 +37,75 @@ describe('routing errors', () => {
       expect(res.body.error.code).toBe(404);
       expect(res.headers['x-request-id']).toBeTruthy();
     }
+  });
+});
+
+describe('methods the service does not serve', () => {
+  // Paths of every family: [path, the path exists, the family's envelope].
+  const PATHS = [
+    ['/v1/pat/venues', true, 'nested'],
+    ['/v1/pos/partner/venues', true, 'nested'],
+    ['/v1/rms/company', true, 'nested'],
+    ['/v1/webhooks/endpoints', true, 'nested'],
+    ['/v3/HealthCheck', true, 'nested'],
+    ['/healthz', true, 'nested'],
+    ['/oauth/token', true, 'oauth'],
+    ['/v1/pat/nothing-here', false, 'nested'],
+    ['/oauth/nothing-here', false, 'oauth'],
+    ['/nope', false, 'nested'],
+  ] as const;
+  const BODIES = [
+    ['no body', ''],
+    ['a JSON body', '{"a":1}'],
+    ['a body that is not JSON', '{"a":'],
+    ['a text body', 'hello'],
+  ] as const;
+
+  const send = (method: string, path: string, token: string, body: string, type: string) => {
+    const head =
+      `${method} ${path} HTTP/1.1\nHost: ${new URL(app.url).host}\nConnection: close\nAuthorization: Bearer ${token}` +
+      (body ? `\nContent-Type: ${type}\nContent-Length: ${Buffer.byteLength(body)}` : '');
+    return rawRequest(app.url, head, body);
+  };
+
+  it('[ERR-05] [DES-019] [DES-020] QUERY (RFC 10008), PROPFIND, LOCK, SEARCH and a method Node does not know, with or without a body → 403 on a path the API has, 404 elsewhere, in the family envelope', async () => {
+    for (const method of ['QUERY', 'PROPFIND', 'LOCK', 'SEARCH', 'BREW']) {
+      for (const [path, exists, envelope] of PATHS) {
+        for (const [what, body] of BODIES) {
+          const res = await send(method, path, path.startsWith('/v1/rms') ? partner.apiKey! : partner.token, body, body === 'hello' ? 'text/plain' : 'application/json');
+          const where = `${method} ${path} with ${what}`;
+          const status = exists ? 403 : 404;
+          expect(res.status, where).toBe(status);
+          expect(res.headers['x-request-id'], where).toBeTruthy();
+          const parsed = JSON.parse(res.body);
+          if (envelope === 'oauth') {
+            expect(parsed, where).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(exists ? /not allowed/ : /No route/) });
+          } else {
+            expect(parsed, where).toEqual({ error: { code: status, message: expect.stringMatching(exists ? /not allowed/ : /No route/), details: null } });
+          }
+          expect(res.body, where).not.toContain(path);
+        }
+      }
+    }
+  });
+
+  it('[ERR-05] CONNECT (this is not a proxy) → 403 on a path the API has, 404 on anything else, instead of a dropped connection', async () => {
+    for (const [target, status] of [['/v1/pat/venues', 403], ['/v1/rms/company', 403], ['/nope', 404], ['example.com:443', 404]] as const) {
+      const res = await rawRequest(app.url, `CONNECT ${target} HTTP/1.1\nHost: ${new URL(app.url).host}`);
+      expect(res.status, target).toBe(status);
+      expect(JSON.parse(res.body), target).toEqual({ error: { code: status, message: expect.any(String), details: null } });
+      expect(res.headers['x-request-id'], target).toBeTruthy();
+    }
+    const oauth = await rawRequest(app.url, `CONNECT /oauth/token HTTP/1.1\nHost: ${new URL(app.url).host}`);
+    expect(oauth.status).toBe(403);
+    expect(JSON.parse(oauth.body)).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+  });
+
+  it('[ERR-05] a served method is unaffected: QUERY is served nowhere, but GET, POST and HEAD still reach their routes', async () => {
+    expect((await app.http.get('/v1/pat/venues', { token: partner.token })).status).toBe(200);
+    expect((await app.http.request('HEAD', '/v1/pat/venues', { token: partner.token })).status).toBe(200);
+    const token = await app.http.post('/oauth/token', { body: { grant_type: 'client_credentials', client_id: partner.clientId, client_secret: partner.clientSecret } });
+    expect(token.status).toBe(200);
   });
 });
 

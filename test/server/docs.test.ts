@@ -1,0 +1,65 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+// /docs is the API reference (Swagger UI over the served document) and every guide of docs/ is
+// reachable from it: the document's description links each one, /docs/guides lists them, and each
+// renders as a page (issue 17, item 5).
+
+const GUIDES = readdirSync(new URL('../../docs/', import.meta.url)).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
+
+describe('the documentation pages', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('[DES-010] the document links every guide of docs/, and each guide is served as a page', async () => {
+    expect(GUIDES.length).toBeGreaterThanOrEqual(9);
+    const doc = (await app.http.get('/openapi.json')).body;
+    for (const name of GUIDES) expect(doc.info.description).toContain(`](/docs/guides/${name})`);
+
+    const index = await app.http.get('/docs/guides');
+    expect(index.status).toBe(200);
+    expect(index.headers['content-type']).toMatch(/^text\/html/);
+    for (const name of GUIDES) {
+      expect(index.text).toContain(`href="/docs/guides/${name}"`);
+      const page = await app.http.get(`/docs/guides/${name}`);
+      expect(page.status, name).toBe(200);
+      expect(page.text).toMatch(/<h1[^>]*>/);
+      // Links between guides point at their pages, not at .md files.
+      expect(page.text).not.toMatch(/href="[a-z0-9-]+\.md/);
+    }
+    expect((await app.http.get('/docs/guides/no-such-guide')).status).toBe(404);
+    expect((await app.http.get('/docs/guides/..%2Fpackage')).status).toBe(404);
+  });
+
+  const CHROMIUM = '/usr/bin/chromium';
+  const hasChromium = existsSync(CHROMIUM);
+  it.skipIf(!hasChromium && process.env.CI !== 'true')('[DES-010] /docs renders the operations in a browser and a guide opens from it', async () => {
+    if (!hasChromium) throw new Error(`The browser test needs Chromium at ${CHROMIUM} (apt-get install -y chromium).`);
+    let browser: Browser | undefined;
+    try {
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      const page = await (await browser.newContext({ ignoreHTTPSErrors: true })).newPage();
+      await page.goto(`${app.url}/docs`);
+      await page.waitForSelector('.opblock', { timeout: 30_000 });
+      expect(await page.locator('.opblock').count()).toBeGreaterThan(50);
+      // Swagger UI renders the description's links (it opens them in a new tab: follow the href).
+      const link = page.locator('a[href="/docs/guides/payments"]').first();
+      expect(await link.count()).toBe(1);
+      const guide = await page.goto(new URL((await link.getAttribute('href'))!, app.url).toString());
+      expect(guide!.status()).toBe(200);
+      expect(await page.locator('h1').first().textContent()).toMatch(/\S/);
+    } finally {
+      await browser?.close();
+    }
+  });
+});
