@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Agent, request, type Dispatcher } from 'undici';
 import { inject } from 'vitest';
 import type { TlsMaterial } from '../../src/lib/tls.ts';
+import { checkerForService, enforce, type ReceivedResponse } from './contract.ts';
 
 // The test certificate (generated once per run) and an HTTPS client that trusts it.
 
@@ -32,6 +33,11 @@ export interface RequestOptions {
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /**
+   * false: the response is not checked against the OpenAPI document (test/helpers/contract.ts).
+   * Only for a test that deliberately sends something outside HTTP semantics.
+   */
+  contract?: boolean;
 }
 
 export class HttpClient {
@@ -66,7 +72,26 @@ export class HttpClient {
     }
     const flat: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers)) flat[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    if (opts.contract !== false) await this.checkContract({ method, path: url.pathname, status: res.statusCode, headers: flat, text, json: parsed }, url);
     return { status: res.statusCode, headers: flat, body: parsed as T, text };
+  }
+
+  /**
+   * Every response of the service under test is checked against the document it serves (fetched
+   * once per service). Only a Tableside service stamps every response with x-request-id, so the
+   * simulators and receivers this client also talks to are never asked for a document.
+   */
+  private async checkContract(received: ReceivedResponse, url: URL): Promise<void> {
+    if (received.headers['x-request-id'] === undefined) {
+      enforce({ checked: false, reason: 'not the service under test' }, received);
+      return;
+    }
+    const checker = await checkerForService(url.origin, async (docUrl) => {
+      // A service behind a TLS-terminating proxy (TRUST_PROXY) serves only requests the proxy marks https.
+      const res = await request(docUrl, { method: 'GET', headers: { 'x-forwarded-proto': 'https' }, dispatcher: this.dispatcher });
+      return { status: res.statusCode, text: await res.body.text() };
+    });
+    enforce(checker ? checker.check(received) : { checked: false, reason: 'the server serves no OpenAPI document' }, received);
   }
 
   get = <T = any>(path: string, opts?: RequestOptions) => this.request<T>('GET', path, opts);
