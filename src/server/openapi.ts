@@ -40,26 +40,28 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string', maxLength: 1100, pattern: '^(Bearer|Basic) ' },
   },
   // The failed-authentication limit (AUTH_FAILURE_LIMIT_PER_MIN, which config.ts bounds to 1..1,000,000).
+  // Not `required`: a request the router refuses before any route runs (a malformed URL, an over-long
+  // path parameter: ERR-07, LIM-22) is answered without them; every answer of the route carries them.
   'RateLimit-Limit': {
     description:
       'Failed authentications this client address may make in the window (AUTH_FAILURE_LIMIT_PER_MIN). ' +
       'Requests with a valid credential use none of it and are never limited.',
-    required: true,
+    required: false,
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000 },
   },
   'RateLimit-Remaining': {
     description: 'Failed authentications this client address may still make now; past them a failing attempt gets 429.',
-    required: true,
+    required: false,
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000 },
   },
   'RateLimit-Reset': {
     description: 'Seconds until RateLimit-Remaining rises again (the oldest counted failure leaves the window); 0 when none counts.',
-    required: true,
+    required: false,
     schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60 },
   },
   'RateLimit-Policy': {
     description: 'The policy: `<limit>;w=60`, failed authentications per client address in a sliding 60-second window.',
-    required: true,
+    required: false,
     schema: { type: 'string', maxLength: 12, pattern: '^[0-9]{1,7};w=60$' },
   },
   'X-Idempotent-Replay': {
@@ -153,6 +155,8 @@ const GENERIC_ERRORS: Record<number, string> = {
   // malformed URL or an over-long path parameter is a 400 whatever the route declares.
   400: 'The request is invalid (e.g. a NUL character in a parameter, a malformed URL); details names the field.',
   500: 'Internal error; the body says nothing of its cause (the log has it, under the request id).',
+  413: 'The request body is larger than 1 MiB; nothing was processed.',
+  415: 'The Content-Type of the body is not one the operation accepts (application/json; a form on /oauth/token).',
   503: 'The database is unavailable for a moment, or the server is shutting down: retry after Retry-After seconds ' +
     '(a payment with the same externalReference, a booking with the same idempotency key: never recorded twice).',
 };
@@ -179,7 +183,11 @@ function documentRoute({ schema, url, route }: { schema: Json; url: string; rout
   const family = familyOf(url);
   const body = family === 'oauth' ? 'OAuthError' : 'ErrorEnvelope';
   const response: Json = { ...(schema.response ?? {}) };
-  for (const [status, description] of Object.entries(GENERIC_ERRORS)) response[status] ??= errorRef(body, description);
+  for (const [status, description] of Object.entries(GENERIC_ERRORS)) {
+    // Body limits and content types apply to the operations that take a body.
+    if ((status === '413' || status === '415') && !schema.body) continue;
+    response[status] ??= errorRef(body, description);
+  }
 
   const rateLimited = isRateLimited({ config: route.config, schema });
   const own: Partial<Record<string, readonly ResponseHeaderName[]>> = route.config?.responseHeaders ?? {};
