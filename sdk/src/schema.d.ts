@@ -8132,10 +8132,10 @@ export interface operations {
                 from: string;
                 /** @description inclusive upper bound on the close time: an ISO 8601 date-time, or a date meaning 23:59:59.999 of that day in the venue's time zone; at most 31 × 24 hours after from, and not before it */
                 until: string;
-                /** @description page size, 1 to 100 (default 50) */
-                limit?: number;
                 /** @description orders to skip (default 0) */
                 offset?: number;
+                /** @description page size, 1 to 100 (default 50) */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -11016,7 +11016,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /**
-                         * Format: int32
+                         * Format: int64
                          * @description venues linked to your channel, across all pages
                          */
                         total: number;

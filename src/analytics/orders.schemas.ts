@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
-import { MAX_OFFSET, PageTotal } from '../lib/pagination.ts';
+import { pageQuery, PageTotal } from '../lib/pagination.ts';
 import { POS_MAX_CHECKS, POS_MAX_ITEMS, POS_MAX_TABLES, PosPartySize, PosQuantity, PosText } from '../pos/pos-limits.ts';
-import { CurrencyCode, DateOrDateTime, Int32, Nullable, Str, Uuid } from '../server/schemas.ts';
+import { CurrencyCode, DateOrDateTime, DateTime, Int32, Nullable, Str, Uuid } from '../server/schemas.ts';
 
 // The closed order of spec 2.13, served by GET /v1/pos/venue/{venueId}/order (spec 4.8). It is its
 // own shape: not the partner-side order of 2.7, not the bill of 2.10 (no totals object, no
@@ -11,7 +11,7 @@ import { CurrencyCode, DateOrDateTime, Int32, Nullable, Str, Uuid } from '../ser
 
 /** An ISO 8601 instant with its offset (DESIGN 5). */
 const At = (description?: string) =>
-  Type.String({ format: 'date-time', maxLength: 40, description: description ? `${description}; ISO 8601 with offset` : 'ISO 8601 with offset' });
+  DateTime({ description: description ? `${description}; ISO 8601 with offset` : 'ISO 8601 with offset' });
 
 const Money = (description: string) => Type.Number({ description: `${description}; decimal in the order's currency` });
 
@@ -34,10 +34,7 @@ export const ClosedOrdersQuery = Type.Object({
     'until',
     'inclusive upper bound on the close time: an ISO 8601 date-time, or a date meaning 23:59:59.999 of that day in the venue\'s time zone; at most 31 × 24 hours after from, and not before it',
   ),
-  limit: Type.Optional(
-    Int32(1, MAX_ORDERS_LIMIT, { default: DEFAULT_ORDERS_LIMIT, description: `page size, 1 to ${MAX_ORDERS_LIMIT} (default ${DEFAULT_ORDERS_LIMIT})` }),
-  ),
-  offset: Type.Optional(Int32(0, MAX_OFFSET, { default: 0, description: 'orders to skip (default 0)' })),
+  ...pageQuery({ defaultLimit: DEFAULT_ORDERS_LIMIT, maxLimit: MAX_ORDERS_LIMIT, minLimit: 1, what: 'orders' }),
 });
 export type ClosedOrdersQuery = Static<typeof ClosedOrdersQuery>;
 

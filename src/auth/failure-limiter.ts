@@ -21,9 +21,8 @@ export class FailureLimiter implements FailureThrottle {
 
   /** Seconds the address must wait, or 0 when it may still fail. */
   retryAfter(address: string): number {
-    const recent = this.recent(address);
-    if (recent.length < this.limitPerMinute) return 0;
-    return Math.max(1, Math.ceil((recent[0] + WINDOW_MS - this.now()) / 1000));
+    const { remaining, resetS } = this.status(address);
+    return remaining > 0 ? 0 : resetS;
   }
 
   /** The limit, what the address may still fail, and when that rises (the RateLimit headers). */

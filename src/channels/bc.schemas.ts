@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox';
+import { pageQuery, PageTotal } from '../lib/pagination.ts';
 import { BOOKING_STATUSES, MAX_NOTES, MAX_PARTY_SIZE, MAX_SLOTS } from '../rms/rms-client.fns.ts';
 import {
-  CountryCode, CurrencyCode, DateText, INT32_MAX, Int32, Nullable, Str, Timestamp, TimeZone, Uuid,
+  CountryCode, CurrencyCode, DateText, DateTime, INT32_MAX, Int32, Nullable, Str, Timestamp, TimeZone, Uuid,
 } from '../server/schemas.ts';
 
 // The channel API's shapes (DESIGN 8.4a): validation, types and OpenAPI from one source. Ids are
@@ -10,14 +11,11 @@ import {
 
 const Id = (description: string) => Uuid({ description });
 const Name = (max: number, description?: string) => Str(max, { minLength: 1, ...(description ? { description } : {}) });
-const DateTimeIn = (description: string) => Type.String({ format: 'date-time', maxLength: 40, description });
+const DateTimeIn = (description: string) => DateTime({ description });
 /** A party a channel may book. */
 const PartySize = (description?: string) => Int32(1, 100, description ? { description } : {});
 
-export const BcPageQuery = Type.Object({
-  offset: Type.Optional(Int32(0, 1_000_000_000, { default: 0, description: 'records to skip (default 0)' })),
-  limit: Type.Optional(Int32(0, 50, { default: 10, description: 'page size, 0 to 50 (default 10)' })),
-});
+export const BcPageQuery = Type.Object(pageQuery({ defaultLimit: 10, maxLimit: 50 }));
 
 /** A content venue's http(s) URL (content API: at most 2048 characters). */
 const VenueUrl = Type.String({ maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$', description: "the venue's website" });
@@ -36,7 +34,7 @@ export const BcVenue = Type.Object({
   maxCovers: Nullable(Int32(1, INT32_MAX, { description: 'largest party the venue takes; null when it says none' })),
 });
 export const BcVenueList = Type.Object({
-  total: Int32(0, INT32_MAX, { description: 'venues linked to your channel, across all pages' }),
+  total: PageTotal({ description: 'venues linked to your channel, across all pages' }),
   data: Type.Array(BcVenue, { maxItems: 50 }),
 });
 

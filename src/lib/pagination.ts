@@ -4,7 +4,7 @@ import Type, { type TSchemaOptions } from 'typebox';
 // never silently clamped.
 
 /** The largest offset a list accepts: a bigger one is a 400 naming it, not a database range error. */
-export const MAX_OFFSET = 1_000_000_000;
+const MAX_OFFSET = 1_000_000_000;
 
 export function pageQuery(opts: { defaultLimit: number; maxLimit: number; minLimit?: number; what?: string }) {
   return {

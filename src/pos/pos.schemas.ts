@@ -8,13 +8,12 @@ import { POS_MAX_CHECKS, POS_MAX_ITEMS, POS_MAX_TABLES, PosPartySize, PosQuantit
 
 const Timestamp = Type.String({ format: 'date-time' });
 
-// Limits on what Tableside passes on from a POS (its API document declares them): ids of at most
-// 200 characters, table names of at most 200, at most 1000 tables a venue.
-const PosId = Type.String({ minLength: 1, maxLength: 200 });
+// Limits on what Tableside passes on from a POS (its API document declares them): pos-limits.ts.
+const PosId = PosText({ minLength: 1 });
 
-export const PosTable = Type.Object({ id: PosId, name: Type.String({ maxLength: 200 }) });
+export const PosTable = Type.Object({ id: PosId, name: PosText() });
 export type PosTable = Static<typeof PosTable>;
-export const PosTables = Type.Array(PosTable, { maxItems: 1000 });
+export const PosTables = Type.Array(PosTable, { maxItems: POS_MAX_TABLES });
 
 export const PosItem = Type.Object(
   {

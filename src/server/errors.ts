@@ -101,9 +101,6 @@ export function databaseUnavailable(): AppError {
   );
 }
 
-/** Seconds a client is asked to wait before retrying a request refused while the service shuts down. */
-export const SHUTDOWN_RETRY_AFTER_S = DATABASE_RETRY_AFTER_S;
-
 /** What the body says: no NUL (the document's pattern), at most ERROR_MESSAGE_MAX characters. */
 function sendable(text: string): string {
   const clean = text.replace(/\u0000/g, '');

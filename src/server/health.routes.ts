@@ -3,7 +3,6 @@ import Type from 'typebox';
 import { sql } from 'kysely';
 import type { Db } from '../db/db.ts';
 import { AppError } from '../lib/errors.ts';
-import { DATABASE_RETRY_AFTER_S } from './errors.ts';
 import { errorResponses } from './schemas.ts';
 
 // Liveness answers while the process serves requests; readiness also needs the database.
@@ -41,8 +40,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Pick<Db, 'kysely'> }>
       try {
         await sql`SELECT 1`.execute(db.kysely);
       } catch {
-        // Retry-After like every other 503 of the service (the database is away for a moment).
-        throw new AppError('unavailable', 'The database is not reachable.', null, { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
+        // The error handler adds Retry-After, as to every 503 (errors.ts errorHeaders).
+        throw new AppError('unavailable', 'The database is not reachable.');
       }
       return { status: 'ready' as const };
     },

@@ -61,18 +61,22 @@ export function frameworkError(err: FastifyError, request: FastifyRequest, reply
   return sendError(request, reply, error);
 }
 
-/** Writes a whole error answer on a socket Fastify does not handle, and closes it. */
-function answerOnSocket(socket: Socket, path: string, error: AppError): void {
-  const family = familyOf(path);
-  const body = JSON.stringify(errorBody(family, error));
-  const headers = Object.entries(errorHeaders(family, error)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+/** Writes a whole answer on a socket Fastify does not handle, and closes it. */
+function writeOnSocket(socket: Socket, status: number, headers: Record<string, string>, body: string): void {
   if (socket.writable) {
+    const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.write(
-      `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n${headers}x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
+}
+
+/** An AppError answered on a socket, in the envelope of the family `path` belongs to. */
+function answerOnSocket(socket: Socket, path: string, error: AppError): void {
+  const family = familyOf(path);
+  writeOnSocket(socket, error.status, errorHeaders(family, error), JSON.stringify(errorBody(family, error)));
 }
 
 /** The request line of a request Node's parser refused because of its method: `BREW /path HTTP/1.1`. */
@@ -91,20 +95,13 @@ export function clientErrorHandler(isKnownPath: (path: string) => boolean) {
       const line = UNKNOWN_METHOD_LINE.exec(raw);
       if (line) return answerOnSocket(socket, line[2], unservedRequest(line[1], line[2], isKnownPath));
     }
-    const [status, reason, message] =
+    const [status, message] =
       err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', 'The request took too long to arrive.']
+        ? [408, 'The request took too long to arrive.']
         : err.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', 'The request headers are too large.']
-          : [400, 'Bad Request', 'The request is malformed (its request line or a header could not be parsed).'];
-    const body = JSON.stringify({ error: { code: status, message, details: null } });
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `x-request-id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy();
+          ? [431, 'The request headers are too large.']
+          : [400, 'The request is malformed (its request line or a header could not be parsed).'];
+    writeOnSocket(socket, status, {}, JSON.stringify({ error: { code: status, message, details: null } }));
   };
 }
 

@@ -10,7 +10,7 @@ import { AppError } from '../lib/errors.ts';
 import { CUSTOM_FORMATS } from '../lib/json-schema.ts';
 import type { TlsMaterial } from '../lib/tls.ts';
 import { registerAuth, type Authenticator, type FailureThrottle } from './auth.ts';
-import { registerErrorHandling, sendError, SHUTDOWN_RETRY_AFTER_S, type ErrorMapping } from './errors.ts';
+import { registerErrorHandling, sendError, type ErrorMapping } from './errors.ts';
 import { clientErrorHandler, connectHandler, frameworkError, MAX_PARAM_LENGTH, registerInputGuards } from './input-guards.ts';
 import { healthRoutes } from './health.routes.ts';
 import { createHttpsOnlyServer } from './https-only.ts';
@@ -96,10 +96,8 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
     reply.header('x-request-id', request.id);
     if (closing) {
       reply.header('connection', 'close');
-      const error = new AppError('unavailable', 'The server is shutting down; retry the request (another replica or this one restarted will answer).', null, {
-        'retry-after': String(SHUTDOWN_RETRY_AFTER_S),
-      });
-      return sendError(request, reply, error);
+      // Retry-After comes with every 503 (errors.ts errorHeaders).
+      return sendError(request, reply, new AppError('unavailable', 'The server is shutting down; retry the request (another replica or this one restarted will answer).'));
     }
     if (config.trustProxy) {
       const proto = request.headers['x-forwarded-proto'];

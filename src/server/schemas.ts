@@ -9,9 +9,12 @@ import { CUSTOM_FORMATS } from '../lib/json-schema.ts';
 // Shapes shared by every API family: the error envelopes (which are also the serializers of error
 // responses, so they must match what the error handler sends) and small building blocks.
 
+/** PostgreSQL text cannot hold U+0000: no text the service takes or gives contains it (ERR-06). */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
 /** The longest `message` (and OAuth `error_description`) the error handler sends; longer text is cut. */
 export const ERROR_MESSAGE_MAX = 1000;
-// Their pattern is NO_NUL_PATTERN (defined below): the error handler strips NULs from what it sends.
+// Their pattern is NO_NUL_PATTERN: the error handler strips NULs from what it sends.
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -19,7 +22,7 @@ export const ErrorEnvelope = Type.Object(
       code: Type.Integer({ format: 'int32', minimum: 400, maximum: 599, description: 'the HTTP status' }),
       message: Type.String({
         maxLength: ERROR_MESSAGE_MAX,
-        pattern: '^[^\\u0000]*$',
+        pattern: NO_NUL_PATTERN,
         description: 'human-readable; may be shown to staff',
       }),
       details: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
@@ -37,7 +40,7 @@ export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 export const OAuthError = Type.Object(
   {
     error: Type.String({ enum: [...OAUTH_ERROR_CODES], maxLength: 32, description: 'RFC 6750 / RFC 6749 error code, e.g. invalid_token' }),
-    error_description: Type.String({ maxLength: ERROR_MESSAGE_MAX, pattern: '^[^\\u0000]*$', description: 'human-readable' }),
+    error_description: Type.String({ maxLength: ERROR_MESSAGE_MAX, pattern: NO_NUL_PATTERN, description: 'human-readable' }),
   },
   { $id: 'OAuthError', description: 'OAuth-style error body (RFC 6750 for 401 on /v1/pat; RFC 6749 on /oauth/token).' },
 );
@@ -76,15 +79,14 @@ export const AUTH_ERRORS = [400, 401, 403, 429];
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** An ISO 8601 instant on the wire, always with its offset. */
-export const Timestamp = Type.String({ format: 'date-time', maxLength: 40, description: 'ISO 8601 with offset' });
+export const DateTime = (opts: TSchemaOptions = {}) => Type.String({ format: 'date-time', maxLength: 40, ...opts });
+export const Timestamp = DateTime({ description: 'ISO 8601 with offset' });
 
 // Building blocks that state a value's limits the way generic tools read them (issue 17): every
 // string has a maxLength and a pattern, format or enum; every integer a format and both bounds;
 // custom formats also carry the enum or pattern that says exactly what they accept. The request
 // validator uses these same schemas, so the document cannot promise more or less than is enforced.
 
-/** PostgreSQL text cannot hold U+0000: no text the service takes or gives contains it (ERR-06). */
-export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 const NO_NUL_PROBLEM = 'must not contain the NUL character (\\u0000)';
 
 /** A text of at most `maxLength` characters (no NUL). */

@@ -1,15 +1,17 @@
 import Type, { type TSchema } from 'typebox';
-import { CurrencyCode, INT32_MAX, Int32, Int64, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
+import { PosCode } from '../pos/pos-limits.ts';
+import { MAX_FAILURE_REASON } from '../pos-mirror/seating.service.ts';
+import { CurrencyCode, DateTime, INT32_MAX, Int32, Int64, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
 import { EVENT_CATALOGUE, TEST_EVENT_TYPE, type EventType } from './webhooks.fns.ts';
 import { WebhookId } from './webhooks.schemas.ts';
 
 // What a webhook receiver reads (DESIGN 8.5): one schema per event type, each the body
 // `{type, timestamp, data}` that delivery.service.ts POSTs, where `data` is exactly what the feature
 // that emits the event writes to the outbox (db/outbox.ts emit()) plus the `entityId` and per-entity
-// `sequence` that webhooks.fns.ts eventBody() adds. The emitters live in other features (pat,
-// pos-mirror, onboarding, rms); this folder imports none of them, so the few lists they own are
-// written here and test/webhooks/events.schemas.test.ts checks them against their sources and every
-// event a real flow delivers against its schema. The platform puts webhookDocument() into the
+// `sequence` that webhooks.fns.ts eventBody() adds. Limits of the shared modules (pos/, pos-mirror/)
+// are imported; the emitting features (pat, rms, onboarding) are not imported by this one, so the few
+// lists they own are written here and test/webhooks/events.schemas.test.ts checks them against their
+// sources and every event a real flow delivers against its schema. The platform puts webhookDocument() into the
 // OpenAPI document's `webhooks` section.
 
 // ---- Limits of values that come from other features (checked against their sources by the test) ----
@@ -22,8 +24,6 @@ export const BOOKING_STATUSES = ['pending_confirmation', 'requires_payment', 'co
 export const BOOKING_LIMITS = { partySize: 9999, tables: 100, notes: 5000 } as const;
 /** rms/seating.schemas.ts: a seated event's party size, tables and items. */
 export const SEATING_LIMITS = { partySize: 1000, tables: 50, items: 200 } as const;
-/** pos-mirror/seating.service.ts MAX_FAILURE_REASON. */
-export const MAX_FAILURE_REASON = 1000;
 
 // ---- Building blocks ----
 
@@ -31,7 +31,7 @@ const Sequence = Int64(1, Number.MAX_SAFE_INTEGER, { description: "the event's p
 /** An id of the RMS's or the POS's own (at most 200 characters, as they are read). */
 const ForeignId = (description: string) => Str(200, { minLength: 1, description });
 /** A POS type code (pos/pos-types.ts CODE). */
-const PosTypeCode = Type.String({ maxLength: 40, pattern: '^[a-z0-9][a-z0-9_-]{0,39}$', description: 'the POS type code (GET /v1/pat/pos-types)' });
+const PosTypeCode = PosCode({ description: 'the POS type code (GET /v1/pat/pos-types)' });
 const Money = (description: string) => Type.Number({ minimum: 0, description: `${description}, a decimal in the venue's currency` });
 
 /** `data` with the entity id and sequence every delivered event carries. */
@@ -43,7 +43,7 @@ function envelope(type: string, dataSchema: TSchema) {
   return Type.Object(
     {
       type: Type.Literal(type),
-      timestamp: Type.String({ format: 'date-time', maxLength: 40, description: 'when the event happened (ISO 8601, UTC); the same on every retry' }),
+      timestamp: DateTime({ description: 'when the event happened (ISO 8601, UTC); the same on every retry' }),
       data: dataSchema,
     },
     { description: `The body of a ${type} delivery.` },

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { Int32, Int64, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
+import { DateTime, Int32, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
+import { pageQuery, PageTotal } from '../lib/pagination.ts';
 import { EVENT_CATALOGUE, TEST_EVENT_TYPE } from './webhooks.fns.ts';
 
 // The webhooks API's shapes (DESIGN 8.5): validation, types and OpenAPI from one source. Event type
@@ -57,16 +58,12 @@ export const EndpointWithSecret = Type.Object({
 });
 export type EndpointWithSecret = Static<typeof EndpointWithSecret>;
 
-const Total = (description: string) => Int64(0, Number.MAX_SAFE_INTEGER, { description });
+const Total = (description: string) => PageTotal({ description });
 
 export const EndpointList = Type.Object({ total: Total('endpoints across all pages'), data: Type.Array(Endpoint, { maxItems: 50 }) });
 
 export const EndpointParams = Type.Object({ id: Str(64, { description: 'the endpoint id' }) });
-export const ListQuery = Type.Object({
-  // Past a billion is a 400 naming it, not a database range error.
-  offset: Type.Optional(Int32(0, 1_000_000_000, { default: 0, description: 'records to skip (default 0)' })),
-  limit: Type.Optional(Int32(0, 50, { default: 10, description: 'page size, 0 to 50 (default 10)' })),
-});
+export const ListQuery = Type.Object(pageQuery({ defaultLimit: 10, maxLimit: 50 }));
 
 export const RotatedSecret = Type.Object({
   secret: Secret('the new whsec_ secret, shown once'),
@@ -93,8 +90,8 @@ export const DeliveryAttempt = Type.Object({
 export const DeliveryList = Type.Object({ total: Total('attempts across all pages'), data: Type.Array(DeliveryAttempt, { maxItems: 50 }) });
 
 export const RecoverBody = Type.Object({
-  since: Type.String({ format: 'date-time', maxLength: 40, description: 'window start (inclusive), ISO 8601 with offset; not in the future' }),
-  until: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'window end (inclusive), not before since; default now' })),
+  since: DateTime({ description: 'window start (inclusive), ISO 8601 with offset; not in the future' }),
+  until: Type.Optional(DateTime({ description: 'window end (inclusive), not before since; default now' })),
 });
 export type RecoverBody = Static<typeof RecoverBody>;
 

@@ -3,11 +3,10 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_CODES } from '../../src/pat/payments.fns.ts';
-import { MAX_FAILURE_REASON as SEATING_MAX_REASON } from '../../src/pos-mirror/seating.service.ts';
 import { BOOKING_STATUSES as RMS_STATUSES, MAX_BOOKING_TABLES, MAX_NOTES, MAX_PARTY_SIZE } from '../../src/rms/rms-client.fns.ts';
 import { MAX_EVENT_TABLES, MAX_ITEMS, ReservationEvent } from '../../src/rms/seating.schemas.ts';
 import {
-  BOOKING_LIMITS, BOOKING_STATUSES, DELIVERED_TYPES, MAX_FAILURE_REASON, PAYMENT_FAILURE_CODES, SEATING_LIMITS, WEBHOOK_EVENTS, webhookDocument,
+  BOOKING_LIMITS, BOOKING_STATUSES, DELIVERED_TYPES, PAYMENT_FAILURE_CODES, SEATING_LIMITS, WEBHOOK_EVENTS, webhookDocument,
 } from '../../src/webhooks/events.schemas.ts';
 import { EVENT_CATALOGUE, TEST_EVENT_TYPE } from '../../src/webhooks/webhooks.fns.ts';
 import { describeEachStore } from '../helpers/db.ts';
@@ -77,7 +76,6 @@ describe('the declared webhook events', () => {
     expect([...BOOKING_STATUSES]).toEqual([...RMS_STATUSES]);
     expect(BOOKING_LIMITS).toEqual({ partySize: MAX_PARTY_SIZE, tables: MAX_BOOKING_TABLES, notes: MAX_NOTES });
     expect(SEATING_LIMITS).toEqual({ partySize: (ReservationEvent.properties.partySize as unknown as { maximum: number }).maximum, tables: MAX_EVENT_TABLES, items: MAX_ITEMS });
-    expect(MAX_FAILURE_REASON).toBe(SEATING_MAX_REASON);
   });
 
   it('webhookDocument(): one POST per type, tagged webhooks, signed headers declared, the body schema inlined with its limits', () => {
