@@ -15,7 +15,10 @@
 // BENCH_REQUESTS (3000 per GET scenario), BENCH_PAYMENTS (1000), BENCH_CONCURRENCY (16),
 // BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_SCENARIOS (a regular
 // expression on the scenario names: only those run), BENCH_CPU_PROF=<dir> (a CPU
-// profile of each service process). Everything lives in fresh
+// profile of each service process), BENCH_PG_OPTIONS (PostgreSQL options for the service's
+// connections, e.g. "-c log_statement=all" to count the statements a request sends), BENCH_DIAG=1
+// (also /healthz, /readyz and a venue's features: what the framework, one trivial query and
+// authentication cost the service), BENCH_KEEP=1 (keep the service's schema for EXPLAIN). Everything lives in fresh
 // schemas and temp directories, removed at the end.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -44,7 +47,7 @@ const schema = `bench_pat_${run}`;
 const pgbenchSchema = `bench_pgbench_${run}`;
 const withSchema = (s: string) => {
   const u = new URL(BASE_URL);
-  u.searchParams.set('options', `-c search_path=${s}`);
+  u.searchParams.set('options', `-c search_path=${s}${process.env.BENCH_PG_OPTIONS ? ' ' + process.env.BENCH_PG_OPTIONS : ''}`);
   return u.toString();
 };
 const dir = mkdtempSync(join(tmpdir(), 'tableside-bench-'));
@@ -224,7 +227,7 @@ async function serve(label: string, storeEnv: Record<string, string>, posTypes: 
     headers: auth,
     body: JSON.stringify({ externalReference: `bench-${run}-${tag}-${i}`, amount: 50.05, type: 'full', tip: 0 }),
   });
-  return { origin, agent, pid: served.child.pid!, app, connect, storedOrders, billPath, payPath, fetchJson };
+  return { auth, origin, agent, pid: served.child.pid!, app, connect, storedOrders, billPath, payPath, fetchJson };
 }
 
 async function main() {
@@ -288,6 +291,11 @@ async function main() {
     const getBase = await measure('baseline: bare Fastify GET', svc.agent, baseline, () => ({ path: '/hello' }), REQUESTS, undefined, { service: baselineStarted.child.pid });
     await load(svc.agent, svc.origin, svc.billPath(stored), WARM, CONCURRENCY);
     const storedBill = await measure('GET bill, stored (billRetrieval false)', svc.agent, svc.origin, svc.billPath(stored), REQUESTS, svc.pid, svcCpu);
+    if (process.env.BENCH_DIAG) {
+      await measure('diag: GET /healthz', svc.agent, svc.origin, () => ({ path: '/healthz' }), REQUESTS, svc.pid, svcCpu);
+      await measure('diag: GET /readyz', svc.agent, svc.origin, () => ({ path: '/readyz' }), REQUESTS, svc.pid, svcCpu);
+      await measure('diag: GET features (auth + scope)', svc.agent, svc.origin, () => ({ path: `/v1/pat/venue/${stored.venueId}/features`, headers: svc.auth }), REQUESTS, svc.pid, svcCpu);
+    }
     const posRead = await measure('baseline: bare POS GET open orders', sim.agent, sim.baseUrl, () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth }), REQUESTS, undefined, { sim: simPid });
     const liveBill = await measure('GET bill, live (billRetrieval true)', svc.agent, svc.origin, svc.billPath(live), REQUESTS, svc.pid, svcCpu);
     const payments = Math.min(PAYMENTS, payOrders.length, nofwdOrders.length);
@@ -353,7 +361,7 @@ async function main() {
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1000));
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    if (!process.env.BENCH_KEEP) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await admin.query(`DROP SCHEMA IF EXISTS ${pgbenchSchema} CASCADE`);
     await admin.end();
     rmSync(dir, { recursive: true, force: true });
