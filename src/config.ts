@@ -30,6 +30,8 @@ export interface Config {
   authFailureLimitPerMin: number;
   accessTokenTtlS: number;
   jobPollMs: number;
+  /** Lease of the in-memory credential cache; 0 turns the cache off (every request looks its credential up). */
+  authCacheLeaseMs: number;
   logLevel: string;
 }
 
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     authFailureLimitPerMin: int(env, 'AUTH_FAILURE_LIMIT_PER_MIN', 60, 1, 1_000_000),
     accessTokenTtlS: int(env, 'ACCESS_TOKEN_TTL_S', 3600, 60, 31_536_000),
     jobPollMs: int(env, 'JOB_POLL_MS', 1000, 10, 60_000),
+    authCacheLeaseMs: int(env, 'AUTH_CACHE_LEASE_MS', 3000, 0, 60_000),
     logLevel,
   };
   return { ...config, ...overrides };
@@ -156,5 +159,6 @@ export const CONFIG_DOC: Array<[variable: string, meaning: string]> = [
   ['AUTH_FAILURE_LIMIT_PER_MIN', 'failed authentications a client address may make a minute before 429 (default 60)'],
   ['ACCESS_TOKEN_TTL_S', 'lifetime of issued access tokens (default 3600)'],
   ['JOB_POLL_MS', 'longest idle wait of the durable job poller (default 1000)'],
+  ['AUTH_CACHE_LEASE_MS', 'lease of the in-memory cache of checked credentials, the longest a revoke command waits for a process that stopped answering (default 3000; 0: no cache)'],
   ['LOG_LEVEL', 'fatal, error, warn, info (default), debug, trace or silent'],
 ];

@@ -150,6 +150,16 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
       await runner.start();
       steps.jobs = () => runner.stop();
     }
+    // Checked credentials are kept in memory under a lease (src/auth/credential-cache.ts); it is
+    // given up when the process stops taking requests.
+    if (config.authCacheLeaseMs > 0) {
+      await app.services.credentialCache.start();
+      const http = steps.http;
+      steps.http = async () => {
+        await http?.();
+        await app.services.credentialCache.stop();
+      };
+    }
     log.info({ url, store: store.embedded ? 'embedded' : 'postgres', sandbox: config.sandbox }, 'tableside listening');
 
     let closing: Promise<void> | null = null;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createAnalyticsOrdersService } from '../analytics/orders.service.ts';
 import { createAnalyticsVenuesService } from '../analytics/venues.service.ts';
 import { createAuthService } from '../auth/auth.service.ts';
+import { createCredentialCache } from '../auth/credential-cache.ts';
 import type { Config } from '../config.ts';
 import { createAreasService } from '../content/areas.service.ts';
 import { createBrandsService } from '../content/brands.service.ts';
@@ -56,7 +57,11 @@ export interface ServiceDeps {
 
 export function buildServices(deps: ServiceDeps) {
   const { config, db, clock, log, posTypes, posClients, rmsClients } = deps;
-  const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS });
+  // Started by the process that serves requests (service.ts); the CLI only looks up and revokes.
+  const credentialCache = createCredentialCache({ db, log, leaseMs: config.authCacheLeaseMs });
+  const auth = createAuthService({
+    db, clock, accessTokenTtlS: config.accessTokenTtlS, credentials: config.authCacheLeaseMs > 0 ? credentialCache : undefined,
+  });
 
   // Content API (/v1/rms)
   const channels = createChannelsService({ db, clock });
@@ -129,7 +134,7 @@ export function buildServices(deps: ServiceDeps) {
 
   return {
     services: {
-      auth, channels, companies, brands, venues, areas,
+      auth, credentialCache, channels, companies, brands, venues, areas,
       connections, orders, orderSync, tables,
       contexts, patVenues, bill, payments, onboarding,
       analyticsVenues, analyticsOrders,

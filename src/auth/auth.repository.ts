@@ -46,24 +46,31 @@ export async function insertToken(ex: Executor, tokenHash: string, partnerId: st
             VALUES (${tokenHash}, ${partnerId}, ${now}, ${expiresAt})`.execute(ex);
 }
 
-// Every authenticated request runs one of these two, so they are prepared statements: parsed and
-// planned once per pooled connection. Never cached in the process: a revoke must hold on every
-// process for the next request (spec 5), and only the database knows that across processes.
+// Every authenticated request that misses the credential cache runs one of these two, so they are
+// prepared statements: parsed and planned once per pooled connection. Each also reads the
+// credential epoch in the same statement: the cache keeps a row only under the epoch it was read
+// at (credential-cache.ts), so a read that raced a revocation is never served after it.
 
-export async function findApiKey(db: Pick<Db, 'kysely' | 'pool'>, keyHash: string): Promise<CredentialRow | null> {
-  const query = sql<CredentialRow>`
-    SELECT k.partner_id, p.name AS partner_name, p.access, p.active, k.revoked_at, NULL::timestamptz AS expires_at
-    FROM api_keys k JOIN partners p ON p.id = k.partner_id
-    WHERE k.key_hash = ${keyHash}`.compile(db.kysely);
-  return (await queryPrepared<CredentialRow>(db.pool, 'auth_find_api_key', query))[0] ?? null;
+export interface EpochedCredentialRow extends CredentialRow {
+  auth_epoch: string;
 }
 
-export async function findToken(db: Pick<Db, 'kysely' | 'pool'>, tokenHash: string): Promise<CredentialRow | null> {
-  const query = sql<CredentialRow>`
-    SELECT t.partner_id, p.name AS partner_name, p.access, p.active, t.revoked_at, t.expires_at
+export async function findApiKey(db: Pick<Db, 'kysely' | 'pool'>, keyHash: string): Promise<EpochedCredentialRow | null> {
+  const query = sql<EpochedCredentialRow>`
+    SELECT k.partner_id, p.name AS partner_name, p.access, p.active, k.revoked_at, NULL::timestamptz AS expires_at,
+           (SELECT epoch FROM auth_epoch) AS auth_epoch
+    FROM api_keys k JOIN partners p ON p.id = k.partner_id
+    WHERE k.key_hash = ${keyHash}`.compile(db.kysely);
+  return (await queryPrepared<EpochedCredentialRow>(db.pool, 'auth_find_api_key', query))[0] ?? null;
+}
+
+export async function findToken(db: Pick<Db, 'kysely' | 'pool'>, tokenHash: string): Promise<EpochedCredentialRow | null> {
+  const query = sql<EpochedCredentialRow>`
+    SELECT t.partner_id, p.name AS partner_name, p.access, p.active, t.revoked_at, t.expires_at,
+           (SELECT epoch FROM auth_epoch) AS auth_epoch
     FROM access_tokens t JOIN partners p ON p.id = t.partner_id
     WHERE t.token_hash = ${tokenHash}`.compile(db.kysely);
-  return (await queryPrepared<CredentialRow>(db.pool, 'auth_find_token', query))[0] ?? null;
+  return (await queryPrepared<EpochedCredentialRow>(db.pool, 'auth_find_token', query))[0] ?? null;
 }
 
 export async function findClient(

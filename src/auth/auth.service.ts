@@ -5,6 +5,7 @@ import { isUuid, uuidv7 } from '../lib/ids.ts';
 import { hashSecret, looksLike, newSecret, secretMatches } from '../lib/secrets.ts';
 import { ACCESS_KINDS, type AccessKind, type AuthOutcome } from '../server/auth.ts';
 import * as repo from './auth.repository.ts';
+import { awaitEpoch, currentEpoch, type CredentialCache } from './credential-cache.ts';
 
 export type { AccessKind, AuthOutcome, Principal } from '../server/auth.ts';
 
@@ -24,7 +25,11 @@ export interface AuthServiceDeps {
   db: Pick<Db, 'kysely' | 'pool'>;
   clock: Clock;
   accessTokenTtlS: number;
+  /** Where checked credentials are kept between requests (none: every request looks its credential up). */
+  credentials?: Pick<CredentialCache, 'lookup'>;
 }
+
+const UNCACHED: Pick<CredentialCache, 'lookup'> = { lookup: (_kind, _hash, load) => load() };
 
 export function parseAccess(list: string): AccessKind[] {
   const kinds = [...new Set(list.split(',').map((s) => s.trim()).filter(Boolean))];
@@ -60,8 +65,20 @@ async function addCredentials(tx: Executor, partnerId: string, access: AccessKin
   return created;
 }
 
-export function createAuthService({ db, clock, accessTokenTtlS }: AuthServiceDeps) {
+export function createAuthService({ db, clock, accessTokenTtlS, credentials = UNCACHED }: AuthServiceDeps) {
   const ex = db.kysely;
+
+  /**
+   * A revocation returns only once no process can still accept the credential from memory: the
+   * change bumps the credential epoch (trigger, migration 016) and this waits for every live
+   * cache to acknowledge it (credential-cache.ts). So every request that starts after the
+   * revoke command returns is refused, on every process (DES-058, DES-059).
+   */
+  async function revoke(change: (tx: Executor, now: Date) => Promise<boolean>, missing: string): Promise<void> {
+    const epoch = await ex.transaction().execute(async (tx) => ((await change(tx, clock.now())) ? currentEpoch(tx) : null));
+    if (epoch === null) throw notFound(missing);
+    await awaitEpoch(ex, epoch);
+  }
 
   async function issueToken(partnerId: string, ttlS: number = accessTokenTtlS): Promise<IssuedToken> {
     if (!Number.isInteger(ttlS) || ttlS < 1 || ttlS > 31_536_000) throw badRequest('ttl must be an integer number of seconds between 1 and 31536000');
@@ -106,22 +123,25 @@ export function createAuthService({ db, clock, accessTokenTtlS }: AuthServiceDep
       return issueToken(client.partner_id);
     },
 
+    // The outcome is decided on every request (expiry against the clock), from the cached row or a fresh one.
     async authenticateToken(token: string): Promise<AuthOutcome> {
       if (!looksLike('accessToken', token)) return { ok: false, failure: 'malformed' };
-      return outcomeOf(await repo.findToken(db, hashSecret(token)), clock.now());
+      const hash = hashSecret(token);
+      return outcomeOf(await credentials.lookup('token', hash, () => repo.findToken(db, hash)), clock.now());
     },
 
     async authenticateKey(key: string): Promise<AuthOutcome> {
       if (!looksLike('apiKey', key)) return { ok: false, failure: 'malformed' };
-      return outcomeOf(await repo.findApiKey(db, hashSecret(key)), clock.now());
+      const hash = hashSecret(key);
+      return outcomeOf(await credentials.lookup('key', hash, () => repo.findApiKey(db, hash)), clock.now());
     },
 
     async revokeToken(token: string): Promise<void> {
-      if (!(await repo.revokeToken(ex, hashSecret(token), clock.now()))) throw notFound('No such active access token.');
+      await revoke((tx, now) => repo.revokeToken(tx, hashSecret(token), now), 'No such active access token.');
     },
 
     async revokeKey(key: string): Promise<void> {
-      if (!(await repo.revokeApiKey(ex, hashSecret(key), clock.now()))) throw notFound('No such active API key.');
+      await revoke((tx, now) => repo.revokeApiKey(tx, hashSecret(key), now), 'No such active API key.');
     },
 
     async grantVenue(partnerId: string, venueId: string): Promise<void> {
