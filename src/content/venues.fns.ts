@@ -58,12 +58,13 @@ export function checkCoordinates(latitude: number | null, longitude: number | nu
 }
 
 /**
- * List totals by (partner, filters), valid for one list version of the partner. A total counted
- * after reading version V reflects V or later, and any change moves the version on, so an entry is
- * used only while the data it counted is current. Least recently used entries are dropped.
+ * What a list query computed (its total, its page's ids), by (partner, filters[, page]), valid for
+ * one list version of the partner. A value computed after reading version V reflects V or later,
+ * and any change to the partner's venues or their channel links moves the version on, so an entry
+ * is used only while the data it was computed from is current. Least recently used entries are dropped.
  */
-export class TotalsCache {
-  private readonly entries = new Map<string, { version: number; total: number }>();
+export class VersionedCache<T> {
+  private readonly entries = new Map<string, { version: number; value: T }>();
 
   constructor(private readonly capacity = 5000) {}
 
@@ -71,17 +72,22 @@ export class TotalsCache {
     return `${partnerId} ${JSON.stringify(filters, Object.keys(filters).sort())}`;
   }
 
-  get(key: string, version: number): number | undefined {
+  get(key: string, version: number): T | undefined {
     const hit = this.entries.get(key);
     if (!hit || hit.version !== version) return undefined;
     this.entries.delete(key);
     this.entries.set(key, hit);
-    return hit.total;
+    return hit.value;
   }
 
-  set(key: string, version: number, total: number): void {
+  /** The entry whatever its version (the caller checks the version in its own statement). */
+  peek(key: string): { version: number; value: T } | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, version: number, value: T): void {
     this.entries.delete(key);
-    this.entries.set(key, { version, total });
+    this.entries.set(key, { version, value });
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
   }
 

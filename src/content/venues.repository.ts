@@ -143,17 +143,35 @@ const matching = (partnerId: string, f: VenueFilters) => sql`v.owner_partner_id 
   ${f.fbInstalled !== undefined ? sql`AND v.fb_installed = ${f.fbInstalled}` : sql``}
   ${f.igInstalled !== undefined ? sql`AND v.ig_installed = ${f.igInstalled}` : sql``}`;
 
+/** A page's venue ids as computed at a list version (the page cache of venues.service.ts). */
+export interface KnownPage {
+  version: number;
+  ids: string[];
+}
+
 /**
  * One page of the partner's venues matching `f`, by case-insensitive name then id (stable across
  * pages). The page's ids are chosen first, on the venues table alone (an index-only scan of
  * venues_owner_name or venues_owner_country_name), then joined for the names. Each row also
  * carries the partner's list version, read in the same snapshot as the page.
+ *
+ * With `known` (the ids this page had at a list version), the ids are taken from it when the
+ * partner's version is still that one, and the scan runs only when it is not: each branch is
+ * gated by a one-time filter on the version, so the same page asked again (a client paging, a
+ * feed re-read) costs a primary-key lookup, not the scan a "contains" filter needs (issue 14).
  */
-export function venuePageQuery(partnerId: string, f: VenueFilters, page: Page) {
-  return sql<VenueView & { list_version: number | null }>`WITH page AS (
-      SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)}
-      ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit}
-    )
+export function venuePageQuery(partnerId: string, f: VenueFilters, page: Page, known?: KnownPage) {
+  const version = sql`coalesce((SELECT version FROM content_list_versions WHERE partner_id = ${partnerId}), 0)`;
+  const scan = sql`SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)}
+      ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit}`;
+  const ids = known
+    ? sql`SELECT v.id, lower(v.name) AS sort_name FROM venues v
+          WHERE v.id = ANY(${known.ids}::uuid[]) AND v.owner_partner_id = ${partnerId} AND ${version} = ${known.version}
+        UNION ALL
+        (SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)} AND ${version} <> ${known.version}
+         ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit})`
+    : scan;
+  return sql<VenueView & { list_version: number | null }>`WITH page AS (${ids})
     SELECT x.*, (SELECT version FROM content_list_versions WHERE partner_id = ${partnerId}) AS list_version
     FROM (${SELECT_VIEW} JOIN page p ON p.id = v.id) x
     ORDER BY lower(x.name), x.id`;
@@ -163,8 +181,8 @@ export function venueCountQuery(partnerId: string, f: VenueFilters) {
   return sql<{ n: number }>`SELECT count(*) AS n FROM venues v WHERE ${matching(partnerId, f)}`;
 }
 
-export async function listVenues(ex: Executor, partnerId: string, f: VenueFilters, page: Page): Promise<Array<VenueView & { list_version: number | null }>> {
-  return (await venuePageQuery(partnerId, f, page).execute(ex)).rows;
+export async function listVenues(ex: Executor, partnerId: string, f: VenueFilters, page: Page, known?: KnownPage): Promise<Array<VenueView & { list_version: number | null }>> {
+  return (await venuePageQuery(partnerId, f, page, known).execute(ex)).rows;
 }
 
 export async function countVenues(ex: Executor, partnerId: string, f: VenueFilters): Promise<number> {

@@ -8,7 +8,7 @@ import { findBrand } from './brands.repository.ts';
 import { findCompany, insertCompany, type CompanyRow } from './companies.repository.ts';
 import { couldBeId, installLink, pageOf, pick } from './content.fns.ts';
 import { checkTranslations, localize, mergeTranslations, TRANSLATABLE } from './translations.fns.ts';
-import { bookableAreasOf, checkCoordinates, checkCovers, feeAmount, TotalsCache } from './venues.fns.ts';
+import { bookableAreasOf, checkCoordinates, checkCovers, feeAmount, VersionedCache } from './venues.fns.ts';
 import * as repo from './venues.repository.ts';
 import type { CreateVenueBody, ListVenuesQuery, UpdateVenueBody, Venue } from './venues.schemas.ts';
 
@@ -200,7 +200,8 @@ function duplicateExternalId(externalId: string, venueId: string) {
 
 export function createVenuesService({ db, clock, publicBaseUrl }: VenuesDeps) {
   const view = (row: repo.VenueView, locale?: string) => venueView(row, publicBaseUrl, locale);
-  const totals = new TotalsCache();
+  const totals = new VersionedCache<number>();
+  const pages = new VersionedCache<string[]>();
 
   async function insert(tx: Executor, partnerId: string, body: WriteBody): Promise<repo.VenueView> {
     const now = clock.now();
@@ -248,12 +249,17 @@ export function createVenuesService({ db, clock, publicBaseUrl }: VenuesDeps) {
         igInstalled: zeroOne(query['filters[igInstalled]']),
       };
       const page = pageOf(query);
-      const rows = page.limit === 0 ? [] : await repo.listVenues(db.kysely, partnerId, filters, page);
+      // A page asked before is checked against the partner's list version in the page's own
+      // statement, and its ids reused if nothing changed (venuePageQuery).
+      const pageKey = VersionedCache.key(partnerId, { ...filters, offset: page.offset, limit: page.limit });
+      const known = pages.peek(pageKey);
+      const rows = page.limit === 0 ? [] : await repo.listVenues(db.kysely, partnerId, filters, page, known && { version: known.version, ids: known.value });
       // The total is a count over every matching venue, the costly part of a list: it is reused
       // while the partner's list version (read with the page) says nothing changed since it was
       // counted, as when a client pages through.
       const version = rows.length > 0 ? (rows[0].list_version ?? 0) : await repo.listVersion(db.kysely, partnerId);
-      const key = TotalsCache.key(partnerId, filters);
+      if (rows.length > 0 && known?.version !== version) pages.set(pageKey, version, rows.map((r) => r.id));
+      const key = VersionedCache.key(partnerId, filters);
       let n = totals.get(key, version);
       if (n === undefined) {
         n = await repo.countVenues(db.kysely, partnerId, filters);

@@ -99,11 +99,11 @@ describe('link bodies (pure)', () => {
 
 describe('list totals cache (pure)', () => {
   it('[RMS-02] a total is used only under the version it was counted at; least recently used entries go first', async () => {
-    const { TotalsCache } = await import('../../src/content/venues.fns.ts');
-    const cache = new TotalsCache(2);
-    const a = TotalsCache.key('p', { city: 'x', criteria: undefined });
-    expect(a).toBe(TotalsCache.key('p', { criteria: undefined, city: 'x' }));
-    expect(a).not.toBe(TotalsCache.key('q', { city: 'x' }));
+    const { VersionedCache } = await import('../../src/content/venues.fns.ts');
+    const cache = new VersionedCache<number>(2);
+    const a = VersionedCache.key('p', { city: 'x', criteria: undefined });
+    expect(a).toBe(VersionedCache.key('p', { criteria: undefined, city: 'x' }));
+    expect(a).not.toBe(VersionedCache.key('q', { city: 'x' }));
     cache.set(a, 3, 10);
     expect(cache.get(a, 3)).toBe(10);
     expect(cache.get(a, 4)).toBeUndefined();

@@ -130,6 +130,29 @@ describeEachStore('content lists', (store) => {
     expect(await total({ 'filters[fbInstalled]': 1 })).toBe(1);
   });
 
+  it('[RMS-46] [RMS-03] a venue page asked again follows every write (its ids are reused only while nothing changed)', async () => {
+    const partner = (await rmsPartner(app)).apiKey;
+    const channel = await newChannel(app);
+    const names = async (query: Record<string, string | number>) =>
+      ((await app.http.get('/v1/rms/venues', { token: partner, query })).body.data as Array<{ name: string }>).map((v) => v.name);
+    const q = { 'filters[criteria]': 'Paged', limit: 2 };
+    const b = await newVenue(app, partner, { name: 'Paged b' });
+    await newVenue(app, partner, { name: 'Paged d' });
+    expect(await names(q)).toEqual(['Paged b', 'Paged d']);
+    expect(await names(q)).toEqual(['Paged b', 'Paged d']);
+    await newVenue(app, partner, { name: 'Paged a' });
+    expect(await names(q)).toEqual(['Paged a', 'Paged b']);
+    await app.http.put(`/v1/rms/venues/${b.id}`, { token: partner, body: { name: 'Paged e' } });
+    expect(await names(q)).toEqual(['Paged a', 'Paged d']);
+    expect(await names({ ...q, offset: 2 })).toEqual(['Paged e']);
+    const cq = { ...q, 'filters[bookingChannel]': channel.id };
+    expect(await names(cq)).toEqual([]);
+    await app.http.put(`/v1/rms/booking-channels/${channel.id}/link-venues`, { token: partner, body: { venues: [b.id] } });
+    expect(await names(cq)).toEqual(['Paged e']);
+    await app.http.put(`/v1/rms/booking-channels/${channel.id}/unlink-venues`, { token: partner, body: { venues: [b.id] } });
+    expect(await names(cq)).toEqual([]);
+  });
+
   it('[RMS-03] records of equal names are still in one stable order (ties broken by id)', async () => {
     const first = ids(await list('/v1/rms/venues', { limit: 50 }));
     const again = ids(await list('/v1/rms/venues', { limit: 50 }));
