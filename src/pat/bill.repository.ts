@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/db.ts';
 import { queryPrepared } from '../db/prepared.ts';
 import { isUuid } from '../lib/ids.ts';
@@ -39,18 +39,24 @@ interface Row extends VenueConnectionColumns {
   payments: PaymentForBill[] | null;
 }
 
+/** The open checks of an order, as JSON in check-number order (what the bill shows). */
+const OPEN_CHECKS = (orderId: RawBuilder<unknown>) => sql`(SELECT json_agg(json_build_object(
+           'checkNumber', k.check_number, 'status', k.status, 'subtotalMinor', k.subtotal_minor,
+           'taxMinor', k.tax_minor, 'tipMinor', k.tip_minor, 'discountMinor', k.discount_minor,
+           'paymentMethod', k.payment_method, 'items', k.items)
+         ORDER BY k.check_number)
+    FROM order_checks k WHERE k.order_id = ${orderId} AND k.status = 'open')`;
+
+/** The confirmed payments of an order, as JSON (what the bill subtracts). */
+const CONFIRMED_PAYMENTS = (orderId: RawBuilder<unknown>) => sql`(SELECT json_agg(json_build_object('status', p.status, 'amountMinor', p.amount_minor, 'tipMinor', p.tip_minor))
+    FROM payments p WHERE p.order_id = ${orderId} AND p.status = 'confirmed')`;
+
 const STORED_BILL = (partnerId: string, venueId: string, tableId: string | null) => sql<Row>`
   SELECT ${VENUE_CONNECTION_COLUMNS},
          t.id AS t_id, t.pos_table_id AS t_pos_table_id, t.name AS t_name,
          o.id AS o_id, o.currency AS o_currency, o.prepayment_minor AS o_prepayment_minor, o.party_size AS o_party_size,
-         (SELECT json_agg(json_build_object(
-                   'checkNumber', k.check_number, 'status', k.status, 'subtotalMinor', k.subtotal_minor,
-                   'taxMinor', k.tax_minor, 'tipMinor', k.tip_minor, 'discountMinor', k.discount_minor,
-                   'paymentMethod', k.payment_method, 'items', k.items)
-                 ORDER BY k.check_number)
-            FROM order_checks k WHERE k.order_id = o.id AND k.status = 'open') AS checks,
-         (SELECT json_agg(json_build_object('status', p.status, 'amountMinor', p.amount_minor, 'tipMinor', p.tip_minor))
-            FROM payments p WHERE p.order_id = o.id AND p.status = 'confirmed') AS payments
+         ${OPEN_CHECKS(sql.ref('o.id'))} AS checks,
+         ${CONFIRMED_PAYMENTS(sql.ref('o.id'))} AS payments
   ${SCOPED_VENUE_FROM}
   LEFT JOIN venue_tables t ON t.venue_id = v.id AND t.id = ${tableId}::uuid AND t.active
   LEFT JOIN LATERAL (
@@ -73,4 +79,15 @@ export async function findStoredBill(db: Pick<Db, 'kysely' | 'pool'>, partnerId:
     checks: r.checks ?? [],
     payments: r.payments ?? [],
   };
+}
+
+/**
+ * The open checks and confirmed payments of one order, in one statement: what a live bill adds to
+ * the order it has just read from the POS (two round trips before, issue 14).
+ */
+export async function findBillParts(db: Pick<Db, 'kysely' | 'pool'>, orderId: string): Promise<{ checks: BillCheck[]; payments: PaymentForBill[] }> {
+  const query = sql<{ checks: BillCheck[] | null; payments: PaymentForBill[] | null }>`
+    SELECT ${OPEN_CHECKS(sql`${orderId}::uuid`)} AS checks, ${CONFIRMED_PAYMENTS(sql`${orderId}::uuid`)} AS payments`.compile(db.kysely);
+  const [r] = await queryPrepared<{ checks: BillCheck[] | null; payments: PaymentForBill[] | null }>(db.pool, 'pat_bill_parts', query);
+  return { checks: r?.checks ?? [], payments: r?.payments ?? [] };
 }

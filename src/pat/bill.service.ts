@@ -3,11 +3,10 @@ import { notFound } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import { toWire } from '../lib/money.ts';
 import { checkTotals, itemOf, orderTotals, type PaymentForBill } from './bill.fns.ts';
-import { findStoredBill, type BillCheck } from './bill.repository.ts';
+import { findBillParts, findStoredBill, type BillCheck } from './bill.repository.ts';
 import type { OrderRow } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import { TABLE_UNKNOWN, type TablesService } from '../pos-mirror/tables.service.ts';
-import { listOrderPayments } from './payments.repository.ts';
 import type { VenueContexts } from './venue-context.ts';
 
 // GET …/table/{tableId}/bill (spec 2.10, 4.7). With billRetrieval the open order is read live from
@@ -21,7 +20,7 @@ export interface BillServiceDeps {
   db: Pick<Db, 'kysely' | 'pool'>;
   contexts: VenueContexts;
   tables: Pick<TablesService, 'get'>;
-  orders: Pick<OrdersService, 'liveOpenOrderForTable' | 'openChecks'>;
+  orders: Pick<OrdersService, 'liveOpenOrderForTable'>;
 }
 
 export function createBillService({ db, contexts, tables, orders }: BillServiceDeps) {
@@ -68,8 +67,8 @@ export function createBillService({ db, contexts, tables, orders }: BillServiceD
       const table = await tables.get(ctx, tableId, true);
       const order = await orders.liveOpenOrderForTable(ctx, table.pos_table_id);
       if (!order) throw notFound(NO_OPEN_ORDER);
-      const [open, payments] = await Promise.all([orders.openChecks(order.id), listOrderPayments(db.kysely, order.id)]);
-      return render(order, ctx.venue.id, table, open, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
+      const { checks, payments } = await findBillParts(db, order.id);
+      return render(order, ctx.venue.id, table, checks, payments);
     },
   };
 }
