@@ -29,6 +29,18 @@ export async function listChecks(ex: Executor, orderIds: string[]): Promise<Chec
 }
 
 /**
+ * Whether storing a POS view of an order would change nothing: the service closed it (an older
+ * view still showing it open does not reopen it), the stored view is newer, or it is this very
+ * state. A POS marks every change of an order with a new updatedAt (the sync's from/until windows
+ * rely on it, DESIGN 9), so the same updatedAt and status is the state already stored.
+ */
+export function storedIsCurrent(existing: OrderRow, view: Pick<StoredOrder, 'status' | 'posUpdatedAt'>): boolean {
+  if (existing.status !== 'open' && view.status === 'open') return true;
+  if (existing.pos_updated_at.getTime() > view.posUpdatedAt.getTime()) return true;
+  return existing.status === view.status && sameTime(existing.pos_updated_at, view.posUpdatedAt);
+}
+
+/**
  * Inserts or refreshes an order read from the POS, keeping its UUID and its checks' UUIDs. An order
  * the service closed (pay-at-table) is not reopened by an older view of the POS that still shows it
  * open; its close time stays the service's.
@@ -40,12 +52,7 @@ export async function upsertOrder(ex: Executor, venueId: string, currency: strin
   const order: StoredOrder = existing?.booking_id
     ? { ...posView, partySize: existing.party_size, reservationDate: existing.reservation_date, prepaymentMinor: Number(existing.prepayment_minor) }
     : posView;
-  if (existing && existing.status !== 'open' && order.status === 'open') return existing;
-  if (existing && existing.pos_updated_at.getTime() > order.posUpdatedAt.getTime()) return existing;
-  // A POS marks every change of an order with a new updatedAt (the sync's from/until windows rely
-  // on it, DESIGN 9), so the same updatedAt and status is the state already stored: no writes, which
-  // keeps live bill reads and payment re-reads to one SELECT here.
-  if (existing && existing.status === order.status && sameTime(existing.pos_updated_at, order.posUpdatedAt)) return existing;
+  if (existing && storedIsCurrent(existing, order)) return existing;
 
   const closedBy = order.status === 'open' ? null : (existing?.closed_by ?? 'pos');
   const closedAt = order.status === 'open' ? null : closedBy === 'pat' && existing?.closed_at ? existing.closed_at : order.closedAt;
