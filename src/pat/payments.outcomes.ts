@@ -51,9 +51,13 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   const move = (tx: Executor, paymentId: string, event: PaymentEvent, now: Date, extra?: { recordedAt?: Date; deadlineAt?: Date }) =>
     repo.moveStatus(tx, paymentId, moveOf(event), now, extra);
 
-  /** Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec 3.2). */
-  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date): Promise<void> {
-    const order = await orders.lock(tx, payment.order_id);
+  /**
+   * Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec
+   * 3.2). `locked` is the order as this transaction's lock already read it (the claim), so it is not
+   * locked and read twice; without it the order is locked here.
+   */
+  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date, locked?: repo.LockedOrder): Promise<void> {
+    const order = locked ?? (await orders.lock(tx, payment.order_id));
     if (order.status !== 'open') return;
     let close = payment.type === 'full';
     if (!close) {

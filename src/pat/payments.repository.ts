@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
+import type { OrderRow } from '../pos-mirror/orders.fns.ts';
 import { paymentView, type Move, type PaymentStatus } from './payments.fns.ts';
 
 // SQL for payments. A payment's status changes only through
@@ -154,7 +155,10 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
 }
 
 
-export type ClaimResult = { orderStatus: string; payment: PaymentRow | null };
+/** What settling a payment needs of its order (payments.outcomes.ts applyToOrder), as the order's lock read it. */
+export type LockedOrder = Pick<OrderRow, 'id' | 'status' | 'prepayment_minor'>;
+
+export type ClaimResult = { order: LockedOrder; payment: PaymentRow | null };
 
 /**
  * A new payment's claim in one statement (issue 14): lock the order, and insert the payment only if
@@ -162,12 +166,13 @@ export type ClaimResult = { orderStatus: string; payment: PaymentRow | null };
  * pending payment per order). ON CONFLICT decides on the latest committed rows, waiting for a
  * concurrent inserter, which a check in this statement could not: its snapshot predates the wait
  * for the order lock. `payment` is null when nothing was inserted; the caller then finds out why
- * with fresh reads, under the lock this statement took. Run it in the claim's transaction.
+ * with fresh reads, under the lock this statement took. `order` is the locked order as it stands
+ * under that lock, so the caller needs no second lock to settle it. Run it in the claim's transaction.
  */
 export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promise<ClaimResult> {
   const confirmed = p.status === 'confirmed';
-  const { rows } = await sql<PaymentRow & { claim_order_status: string; venue_currency: string }>`
-    WITH o AS (SELECT id, status FROM orders WHERE id = ${p.order_id} FOR UPDATE),
+  const { rows } = await sql<PaymentRow & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number; venue_currency: string }>`
+    WITH o AS (SELECT id, status, prepayment_minor FROM orders WHERE id = ${p.order_id} FOR UPDATE),
     ins AS (
       INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
                             payment_method, status, recorded_at, confirmed_at, terminal_at, deadline_at, updated_at)
@@ -178,12 +183,12 @@ export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promis
       FROM o WHERE o.status = 'open'
       ON CONFLICT DO NOTHING
       RETURNING *, ${VENUE_CURRENCY})
-    SELECT o.status AS claim_order_status, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
+    SELECT o.status AS claim_order_status, o.prepayment_minor AS claim_order_prepayment_minor, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
   const r = rows[0];
   if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
-  const { claim_order_status: orderStatus, ...inserted } = r;
+  const { claim_order_status: status, claim_order_prepayment_minor: prepayment_minor, ...inserted } = r;
   const [payment, venueCurrency] = splitVenueCurrency(inserted.id ? inserted : undefined);
   // A payment recorded confirmed at once (no forwarding) is announced like every status write.
   if (payment) await announceOutcome(tx, payment, venueCurrency, now);
-  return { orderStatus, payment: payment ?? null };
+  return { order: { id: p.order_id, status, prepayment_minor }, payment: payment ?? null };
 }

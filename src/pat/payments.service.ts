@@ -110,10 +110,11 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     try {
       return await ex.transaction().execute(async (tx): Promise<Claim> => {
         let payment: repo.PaymentRow | null;
+        let order: repo.LockedOrder;
         if (reuse) {
           // A retry after a failed forward: same paymentId, so a POS that did apply the first
           // attempt recognises it and never applies it twice.
-          const order = await orders.lock(tx, payload.orderId);
+          order = await orders.lock(tx, payload.orderId);
           const refused = await refusal(tx, partnerId, ref, order.id, order.status, reuse.id);
           if (refused) return refused;
           payment = await repo.moveStatus(tx, reuse.id, moveOf(event), now, { recordedAt: now, deadlineAt: deadline });
@@ -134,12 +135,13 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
             recorded_at: now,
             deadline_at: deadline,
           }, now);
-          payment = claimed.payment;
+          ({ payment, order } = claimed);
           // Refused by a unique index or the order's status, yet nothing found to say why: the
           // other claim has gone meanwhile, so try again.
-          if (!payment) return (await refusal(tx, partnerId, ref, payload.orderId, claimed.orderStatus, null)) ?? { kind: 'race' };
+          if (!payment) return (await refusal(tx, partnerId, ref, payload.orderId, order.status, null)) ?? { kind: 'race' };
         }
-        if (payment.status === 'confirmed') await outcomes.applyToOrder(tx, payment, now);
+        // The order is locked and read in this transaction already: settling it needs no second lock.
+        if (payment.status === 'confirmed') await outcomes.applyToOrder(tx, payment, now, order);
         // The request dispatches at once; the dispatch job takes over if the process dies first.
         if (payment.status === 'pending') await watchPending(tx, payment, new Date(now.getTime() + deps.inlineWaitMs), now);
         // If this process dies mid-forward, the claim must not block the order for ever.
