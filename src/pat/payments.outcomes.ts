@@ -4,6 +4,7 @@ import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { PosError, type PosAdapter, type PosPaymentAnswer } from '../pos/pos-client.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
+import type { OrderStatus } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import { isSettled, orderTotals } from './bill.fns.ts';
 import { forwardBody, moveOf, type PaymentEvent } from './payments.fns.ts';
@@ -54,11 +55,11 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   /**
    * Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec
    * 3.2). `locked` is the order as this transaction's lock already read it (the claim), so it is not
-   * locked and read twice; without it the order is locked here.
+   * locked and read twice; without it the order is locked here. Returns the order's status after.
    */
-  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date, locked?: repo.LockedOrder): Promise<void> {
+  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date, locked?: repo.LockedOrder): Promise<OrderStatus> {
     const order = locked ?? (await orders.lock(tx, payment.order_id));
-    if (order.status !== 'open') return;
+    if (order.status !== 'open') return order.status;
     let close = payment.type === 'full';
     if (!close) {
       const checks = await orders.openChecks(order.id, tx);
@@ -66,7 +67,9 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
       const totals = orderTotals(checks, order.prepayment_minor, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
       close = isSettled(totals);
     }
-    if (close) await orders.closeByPat(tx, order.id, now, payment.payment_method);
+    if (!close) return 'open';
+    await orders.closeByPat(tx, order.id, now, payment.payment_method);
+    return 'closed';
   }
 
   /**
