@@ -54,8 +54,8 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
 
   /**
    * Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec
-   * 3.2). `locked` is the order as this transaction's lock already read it (the claim), so it is not
-   * locked and read twice; without it the order is locked here. Returns the order's status after.
+   * 3.2). `locked` is the order as this transaction's lock already read it (the claim, confirm), so
+   * it is not locked and read twice; without it the order is locked here. Returns its status after.
    */
   async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date, locked?: repo.LockedOrder): Promise<OrderStatus> {
     const order = locked ?? (await orders.lock(tx, payment.order_id));
@@ -75,15 +75,13 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   /**
    * Runs fn in a transaction that first locks the payment's order. Every change of a payment's
    * status takes the order lock first, the same order as a new claim, so concurrent claims and
-   * outcomes on one order queue behind each other instead of deadlocking.
+   * outcomes on one order queue behind each other instead of deadlocking. fn gets the order as the
+   * lock read it.
    */
-  async function underOrderLock<T>(paymentId: string, fn: (tx: Executor) => Promise<T>): Promise<T | null> {
+  async function underOrderLock<T>(paymentId: string, fn: (tx: Executor, order: repo.LockedOrder) => Promise<T>): Promise<T | null> {
     const p = await repo.findById(ex, paymentId);
     if (!p) return null;
-    return ex.transaction().execute(async (tx) => {
-      await orders.lock(tx, p.order_id);
-      return fn(tx);
-    });
+    return ex.transaction().execute(async (tx) => fn(tx, await orders.lock(tx, p.order_id)));
   }
 
   /**
@@ -111,10 +109,11 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
 
   async function confirm(paymentId: string): Promise<repo.PaymentRow | null> {
     const now = clock.now();
-    return underOrderLock(paymentId, async (tx) => {
+    return underOrderLock(paymentId, async (tx, order) => {
       const row = await move(tx, paymentId, { type: 'pos_confirmed' }, now);
       if (row) {
-        await applyToOrder(tx, row, now);
+        // The order this transaction locked: moving the payment did not change it.
+        await applyToOrder(tx, row, now, order);
         await cancelTimeout(tx, row.id);
         return row;
       }
