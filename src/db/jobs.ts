@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
@@ -49,13 +49,24 @@ export interface ScheduleJob {
 
 /** Schedules a job in the caller's transaction, so it exists exactly when the caller's change commits. */
 export async function scheduleJob(ex: Executor, job: ScheduleJob, now: Date): Promise<void> {
-  await sql`
-    INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at)
-    VALUES (${uuidv7()}, ${job.kind}, ${job.dedupeKey ?? null}, ${JSON.stringify(job.payload ?? {})}::jsonb,
-            ${job.runAt}, ${now})
-    ON CONFLICT (dedupe_key) DO NOTHING`.execute(ex);
-  // A hint only: a process that misses it finds the job on its next poll.
-  await sql`SELECT pg_notify(${NOTIFY_CHANNEL}, ${job.kind})`.execute(ex);
+  await sql`WITH ${scheduledJob(job, now)}`.execute(ex);
+}
+
+/**
+ * The tail of a `WITH` statement that schedules a job: its INSERT as a CTE, then the wake-up
+ * NOTIFY, so a caller writes its own rows, the job and the hint in one round trip (outbox emit).
+ * The NOTIFY is a hint only: a process that misses it finds the job on its next poll. A key that
+ * already has a job inserts nothing and notifies nothing (that job's own hint went out with it).
+ */
+export function scheduledJob(job: ScheduleJob, now: Date): RawBuilder<unknown> {
+  return sql`
+    scheduled_job AS (
+      INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at)
+      VALUES (${uuidv7()}, ${job.kind}, ${job.dedupeKey ?? null}, ${JSON.stringify(job.payload ?? {})}::jsonb,
+              ${job.runAt}, ${now})
+      ON CONFLICT (dedupe_key) DO NOTHING
+      RETURNING kind)
+    SELECT pg_notify(${NOTIFY_CHANNEL}, kind) FROM scheduled_job`;
 }
 
 /** Makes a scheduled job due now (if it is later); false when no job has that key. */

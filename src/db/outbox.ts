@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { uuidv7 } from '../lib/ids.ts';
 import type { Executor } from './db.ts';
-import { scheduleJob } from './jobs.ts';
+import { scheduledJob } from './jobs.ts';
 
 // The outbox: one way for every feature to say "this happened". A feature calls emit() inside the
 // transaction of its change, so the event exists exactly when the change commits (none for a
@@ -41,15 +41,16 @@ export async function emit(tx: Executor, scope: OutboxScope, event: OutboxEvent,
   // the numbers of one entity follow the order its changes commit in. The kind (the type's first
   // segment) keeps a payment and a booking that happen to share an id apart.
   const kind = event.type.slice(0, event.type.indexOf('.'));
+  // One round trip (issue 14): the counter, the event, its fan-out job and the job's NOTIFY.
   await sql`WITH seq AS (
               INSERT INTO outbox_sequences (entity_kind, entity_id, last) VALUES (${kind}, ${event.entityId}, 1)
               ON CONFLICT (entity_kind, entity_id) DO UPDATE SET last = outbox_sequences.last + 1
-              RETURNING last)
-            INSERT INTO outbox (id, partner_id, venue_id, type, entity_id, data, created_at, sequence)
-            SELECT ${id}::uuid, ${scope.partnerId ?? null}::uuid, ${scope.venueId ?? null}::uuid, ${event.type}::text,
-                   ${event.entityId}::text, ${JSON.stringify(event.data)}::jsonb, ${now}::timestamptz, seq.last
-            FROM seq`.execute(tx);
-  await scheduleJob(tx, { kind: OUTBOX_EVENT_JOB, runAt: now, payload: { eventId: id } }, now);
+              RETURNING last),
+            new_event AS (
+              INSERT INTO outbox (id, partner_id, venue_id, type, entity_id, data, created_at, sequence)
+              SELECT ${id}::uuid, ${scope.partnerId ?? null}::uuid, ${scope.venueId ?? null}::uuid, ${event.type}::text,
+                     ${event.entityId}::text, ${JSON.stringify(event.data)}::jsonb, ${now}::timestamptz, seq.last
+              FROM seq),
+            ${scheduledJob({ kind: OUTBOX_EVENT_JOB, runAt: now, payload: { eventId: id } }, now)}`.execute(tx);
   return id;
 }
-

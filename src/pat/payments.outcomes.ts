@@ -4,6 +4,7 @@ import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { PosError, type PosAdapter, type PosPaymentAnswer } from '../pos/pos-client.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
+import type { OrderStatus } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import { isSettled, orderTotals } from './bill.fns.ts';
 import { forwardBody, moveOf, type PaymentEvent } from './payments.fns.ts';
@@ -51,10 +52,14 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   const move = (tx: Executor, paymentId: string, event: PaymentEvent, now: Date, extra?: { recordedAt?: Date; deadlineAt?: Date }) =>
     repo.moveStatus(tx, paymentId, moveOf(event), now, extra);
 
-  /** Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec 3.2). */
-  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date): Promise<void> {
-    const order = await orders.lock(tx, payment.order_id);
-    if (order.status !== 'open') return;
+  /**
+   * Settles the order with a confirmed payment: a full payment or a reached balance closes it (spec
+   * 3.2). `locked` is the order as this transaction's lock already read it (the claim, confirm), so
+   * it is not locked and read twice; without it the order is locked here. Returns its status after.
+   */
+  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date, locked?: repo.LockedOrder): Promise<OrderStatus> {
+    const order = locked ?? (await orders.lock(tx, payment.order_id));
+    if (order.status !== 'open') return order.status;
     let close = payment.type === 'full';
     if (!close) {
       const checks = await orders.openChecks(order.id, tx);
@@ -62,21 +67,21 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
       const totals = orderTotals(checks, order.prepayment_minor, payments.map((p) => ({ status: p.status, amountMinor: p.amount_minor, tipMinor: p.tip_minor })));
       close = isSettled(totals);
     }
-    if (close) await orders.closeByPat(tx, order.id, now, payment.payment_method);
+    if (!close) return 'open';
+    await orders.closeByPat(tx, order.id, now, payment.payment_method);
+    return 'closed';
   }
 
   /**
    * Runs fn in a transaction that first locks the payment's order. Every change of a payment's
    * status takes the order lock first, the same order as a new claim, so concurrent claims and
-   * outcomes on one order queue behind each other instead of deadlocking.
+   * outcomes on one order queue behind each other instead of deadlocking. fn gets the order as the
+   * lock read it.
    */
-  async function underOrderLock<T>(paymentId: string, fn: (tx: Executor) => Promise<T>): Promise<T | null> {
+  async function underOrderLock<T>(paymentId: string, fn: (tx: Executor, order: repo.LockedOrder) => Promise<T>): Promise<T | null> {
     const p = await repo.findById(ex, paymentId);
     if (!p) return null;
-    return ex.transaction().execute(async (tx) => {
-      await orders.lock(tx, p.order_id);
-      return fn(tx);
-    });
+    return ex.transaction().execute(async (tx) => fn(tx, await orders.lock(tx, p.order_id)));
   }
 
   /**
@@ -104,10 +109,11 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
 
   async function confirm(paymentId: string): Promise<repo.PaymentRow | null> {
     const now = clock.now();
-    return underOrderLock(paymentId, async (tx) => {
+    return underOrderLock(paymentId, async (tx, order) => {
       const row = await move(tx, paymentId, { type: 'pos_confirmed' }, now);
       if (row) {
-        await applyToOrder(tx, row, now);
+        // The order this transaction locked: moving the payment did not change it.
+        await applyToOrder(tx, row, now, order);
         await cancelTimeout(tx, row.id);
         return row;
       }

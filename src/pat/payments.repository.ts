@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
+import type { OrderRow } from '../pos-mirror/orders.fns.ts';
 import { paymentView, type Move, type PaymentStatus } from './payments.fns.ts';
 
 // SQL for payments. A payment's status changes only through
@@ -60,26 +61,40 @@ export async function listOrderPayments(ex: Executor, orderId: string): Promise<
 
 export async function insertPayment(ex: Executor, p: NewPayment, now: Date): Promise<PaymentRow> {
   const confirmed = p.status === 'confirmed';
-  const { rows } = await sql<PaymentRow>`
+  const { rows } = await sql<PaymentRow & { venue_currency: string }>`
     INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
                           payment_method, status, recorded_at, confirmed_at, terminal_at, deadline_at, updated_at)
     VALUES (${p.id}, ${p.partner_id}, ${p.external_reference}, ${p.venue_id}, ${p.order_id}, ${p.type}, ${p.amount_minor},
             ${p.tip_minor}, ${p.currency}, ${p.payment_method}, ${p.status}, ${p.recorded_at},
             ${confirmed ? now : null}, ${confirmed ? now : null}, ${p.deadline_at}, ${now})
-    RETURNING *`.execute(ex);
-  await announceOutcome(ex, rows[0], now);
-  return rows[0];
+    RETURNING *, ${VENUE_CURRENCY}`.execute(ex);
+  const [row, venueCurrency] = splitVenueCurrency(rows[0]);
+  await announceOutcome(ex, row, venueCurrency, now);
+  return row!;
+}
+
+/**
+ * The payment's venue currency beside a written row (RETURNING), for announceOutcome: the event
+ * reads it without a statement of its own (issue 14). Refer to the written table as `payments`.
+ */
+const VENUE_CURRENCY = sql`(SELECT v.currency FROM venues v WHERE v.id = payments.venue_id) AS venue_currency`;
+
+/** A row written with VENUE_CURRENCY, as the PaymentRow its callers get and the currency. */
+function splitVenueCurrency(r: (PaymentRow & { venue_currency: string }) | undefined): [PaymentRow | undefined, string] {
+  if (!r) return [undefined, ''];
+  const { venue_currency, ...row } = r;
+  return [row, venue_currency];
 }
 
 /**
  * A payment that reaches confirmed or failed is announced in the same transaction (outbox:
  * `payment.confirmed` / `payment.failed`, for the partner whose payment it is). Every statement that
- * writes a payment's status calls it (insertPayment, moveStatus; a new one must too).
+ * writes a payment's status calls it (insertPayment, moveStatus, claimOrder; a new one must too),
+ * with the venue's currency its RETURNING read (VENUE_CURRENCY).
  */
-export async function announceOutcome(ex: Executor, p: PaymentRow | undefined, now: Date): Promise<void> {
+export async function announceOutcome(ex: Executor, p: PaymentRow | undefined, venueCurrency: string, now: Date): Promise<void> {
   if (!p || (p.status !== 'confirmed' && p.status !== 'failed')) return;
-  const { rows } = await sql<{ currency: string }>`SELECT currency FROM venues WHERE id = ${p.venue_id}`.execute(ex);
-  const { orderStatus: _o, ...view } = paymentView(p, null, rows[0]!.currency);
+  const { orderStatus: _o, ...view } = paymentView(p, null, venueCurrency);
   await emit(ex, { partnerId: p.partner_id, venueId: p.venue_id }, { type: `payment.${p.status}`, entityId: p.id, data: { ...view, venueId: p.venue_id } }, now);
 }
 
@@ -96,7 +111,7 @@ export async function moveStatus(
 ): Promise<PaymentRow | null> {
   const { to } = move;
   const terminal = to === 'confirmed' || to === 'failed';
-  const { rows } = await sql<PaymentRow>`
+  const { rows } = await sql<PaymentRow & { venue_currency: string }>`
     UPDATE payments SET
       status = ${to},
       failure_code = ${move.failureCode},
@@ -107,9 +122,10 @@ export async function moveStatus(
       deadline_at = coalesce(${extra.deadlineAt ?? null}::timestamptz, deadline_at),
       updated_at = ${now}
     WHERE id = ${id} AND status = ANY(${move.from}::text[])
-    RETURNING *`.execute(ex);
-  await announceOutcome(ex, rows[0], now);
-  return rows[0] ?? null;
+    RETURNING *, ${VENUE_CURRENCY}`.execute(ex);
+  const [row, venueCurrency] = splitVenueCurrency(rows[0]);
+  await announceOutcome(ex, row, venueCurrency, now);
+  return row ?? null;
 }
 
 export async function markForwarded(ex: Executor, id: string, now: Date): Promise<void> {
@@ -139,7 +155,10 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
 }
 
 
-export type ClaimResult = { orderStatus: string; payment: PaymentRow | null };
+/** What settling a payment needs of its order (payments.outcomes.ts applyToOrder), as the order's lock read it. */
+export type LockedOrder = Pick<OrderRow, 'id' | 'status' | 'prepayment_minor'>;
+
+export type ClaimResult = { order: LockedOrder; payment: PaymentRow | null };
 
 /**
  * A new payment's claim in one statement (issue 14): lock the order, and insert the payment only if
@@ -147,12 +166,13 @@ export type ClaimResult = { orderStatus: string; payment: PaymentRow | null };
  * pending payment per order). ON CONFLICT decides on the latest committed rows, waiting for a
  * concurrent inserter, which a check in this statement could not: its snapshot predates the wait
  * for the order lock. `payment` is null when nothing was inserted; the caller then finds out why
- * with fresh reads, under the lock this statement took. Run it in the claim's transaction.
+ * with fresh reads, under the lock this statement took. `order` is the locked order as it stands
+ * under that lock, so the caller needs no second lock to settle it. Run it in the claim's transaction.
  */
 export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promise<ClaimResult> {
   const confirmed = p.status === 'confirmed';
-  const { rows } = await sql<PaymentRow & { claim_order_status: string }>`
-    WITH o AS (SELECT id, status FROM orders WHERE id = ${p.order_id} FOR UPDATE),
+  const { rows } = await sql<PaymentRow & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number; venue_currency: string }>`
+    WITH o AS (SELECT id, status, prepayment_minor FROM orders WHERE id = ${p.order_id} FOR UPDATE),
     ins AS (
       INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
                             payment_method, status, recorded_at, confirmed_at, terminal_at, deadline_at, updated_at)
@@ -162,13 +182,13 @@ export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promis
              ${p.deadline_at}::timestamptz, ${now}::timestamptz
       FROM o WHERE o.status = 'open'
       ON CONFLICT DO NOTHING
-      RETURNING *)
-    SELECT o.status AS claim_order_status, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
+      RETURNING *, ${VENUE_CURRENCY})
+    SELECT o.status AS claim_order_status, o.prepayment_minor AS claim_order_prepayment_minor, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
   const r = rows[0];
   if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
-  const { claim_order_status: orderStatus, ...inserted } = r;
-  const payment = inserted.id ? (inserted as PaymentRow) : null;
+  const { claim_order_status: status, claim_order_prepayment_minor: prepayment_minor, ...inserted } = r;
+  const [payment, venueCurrency] = splitVenueCurrency(inserted.id ? inserted : undefined);
   // A payment recorded confirmed at once (no forwarding) is announced like every status write.
-  if (payment) await announceOutcome(tx, payment, now);
-  return { orderStatus, payment };
+  if (payment) await announceOutcome(tx, payment, venueCurrency, now);
+  return { order: { id: p.order_id, status, prepayment_minor }, payment: payment ?? null };
 }

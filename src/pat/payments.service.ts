@@ -7,6 +7,7 @@ import { AppError, badGateway, conflict, notFound, unprocessable } from '../lib/
 import { isUuid, uuidv7 } from '../lib/ids.ts';
 import { PosError, type PosPaymentAnswer } from '../pos/pos-client.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
+import type { OrderStatus } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import {
   forwardBody, isTerminal, moveOf, normalizeFailureCode, parsePayload, payloadMismatch, payloadOf, paymentView, recordedStatus,
@@ -77,7 +78,8 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     return p!;
   }
 
-  type Claim = { kind: 'claimed'; payment: repo.PaymentRow } | { kind: 'race' };
+  /** `orderStatus`: the order's status as the claim left it, when the claim confirmed the payment (no forwarding). */
+  type Claim = { kind: 'claimed'; payment: repo.PaymentRow; orderStatus: OrderStatus | null } | { kind: 'race' };
 
   /**
    * Why an order the claim holds locked cannot take this payment, from fresh reads: another request
@@ -110,10 +112,11 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     try {
       return await ex.transaction().execute(async (tx): Promise<Claim> => {
         let payment: repo.PaymentRow | null;
+        let order: repo.LockedOrder;
         if (reuse) {
           // A retry after a failed forward: same paymentId, so a POS that did apply the first
           // attempt recognises it and never applies it twice.
-          const order = await orders.lock(tx, payload.orderId);
+          order = await orders.lock(tx, payload.orderId);
           const refused = await refusal(tx, partnerId, ref, order.id, order.status, reuse.id);
           if (refused) return refused;
           payment = await repo.moveStatus(tx, reuse.id, moveOf(event), now, { recordedAt: now, deadlineAt: deadline });
@@ -134,17 +137,18 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
             recorded_at: now,
             deadline_at: deadline,
           }, now);
-          payment = claimed.payment;
+          ({ payment, order } = claimed);
           // Refused by a unique index or the order's status, yet nothing found to say why: the
           // other claim has gone meanwhile, so try again.
-          if (!payment) return (await refusal(tx, partnerId, ref, payload.orderId, claimed.orderStatus, null)) ?? { kind: 'race' };
+          if (!payment) return (await refusal(tx, partnerId, ref, payload.orderId, order.status, null)) ?? { kind: 'race' };
         }
-        if (payment.status === 'confirmed') await outcomes.applyToOrder(tx, payment, now);
+        // The order is locked and read in this transaction already: settling it needs no second lock.
+        const orderStatus = payment.status === 'confirmed' ? await outcomes.applyToOrder(tx, payment, now, order) : null;
         // The request dispatches at once; the dispatch job takes over if the process dies first.
         if (payment.status === 'pending') await watchPending(tx, payment, new Date(now.getTime() + deps.inlineWaitMs), now);
         // If this process dies mid-forward, the claim must not block the order for ever.
         if (payment.status === 'in_flight') await scheduleRecover(tx, payment.id, new Date(now.getTime() + deps.posTimeoutMs + RECOVER_AFTER_MS), now);
-        return { kind: 'claimed', payment };
+        return { kind: 'claimed', payment, orderStatus };
       });
     } catch (err) {
       if (isUniqueViolation(err, 'payments_partner_id_external_reference_key')) return { kind: 'race' };
@@ -253,7 +257,10 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
           if (p.status !== 'in_flight') await cancelJob(ex, paymentJobKey.recover(p.id));
         }
         if (p.status === 'pending') p = await settleInline(p.id);
-        return { statusCode: isTerminal(p.status) ? 200 : 202, replay: false, payment: await view(p, ctx.venue.currency) };
+        // Confirmed by the claim: its transaction knows the order's status when the payment took
+        // effect, so there is nothing to re-read (a payment confirmed later is viewed afresh).
+        const payment = claimed.orderStatus ? paymentView(p, claimed.orderStatus, ctx.venue.currency) : await view(p, ctx.venue.currency);
+        return { statusCode: isTerminal(p.status) ? 200 : 202, replay: false, payment };
       }
       throw new AppError('conflict', 'This externalReference is being submitted concurrently; retry shortly.');
     },

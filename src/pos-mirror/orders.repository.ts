@@ -133,7 +133,7 @@ function sameOrderState(row: OrderRow, order: StoredOrder, closedAt: Date | null
  * seen already closed is announced only if it closed within the last day: a venue's first sync reads
  * weeks of history, which are not news.
  */
-async function announceClosed(ex: Executor, row: OrderRow, now: Date): Promise<void> {
+export async function announceClosed(ex: Executor, row: OrderRow, now: Date): Promise<void> {
   await emit(ex, { venueId: row.venue_id }, {
     type: 'order.closed',
     entityId: row.id,
@@ -143,22 +143,23 @@ async function announceClosed(ex: Executor, row: OrderRow, now: Date): Promise<v
 
 const isRecent = (at: Date | null, now: Date) => at !== null && now.getTime() - at.getTime() < 86_400_000;
 
-/** Announces an order the service closed at `now` (order.closed), in the transaction that closed it. */
-export async function announceClosedByPat(ex: Executor, orderId: string, now: Date): Promise<void> {
-  const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE id = ${orderId} AND status = 'closed' AND closed_by = 'pat' AND closed_at = ${now}`.execute(ex);
-  if (rows[0]) await announceClosed(ex, rows[0], now);
-}
-
-/** Closes an order in the service (a confirmed payment settled it): its open checks close too. */
-export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
-  // One round trip: a data-modifying WITH runs whatever the outer statement reads of it.
-  await sql`
+/**
+ * Closes an order in the service (a confirmed payment settled it): its open checks close too.
+ * Returns the closed order, or null when it was not open.
+ */
+export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<OrderRow | null> {
+  // One round trip: a data-modifying WITH runs whether or not the outer statement reads it.
+  const { rows } = await sql<OrderRow>`
     WITH closed_order AS (
       UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
-      WHERE id = ${orderId} AND status = 'open')
-    UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
-      payment_method = coalesce(${paymentMethod}, payment_method)
-    WHERE order_id = ${orderId} AND status = 'open'`.execute(ex);
+      WHERE id = ${orderId} AND status = 'open'
+      RETURNING *),
+    closed_checks AS (
+      UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
+        payment_method = coalesce(${paymentMethod}, payment_method)
+      WHERE order_id = ${orderId} AND status = 'open')
+    SELECT * FROM closed_order`.execute(ex);
+  return rows[0] ?? null;
 }
 
 /** What a seated reservation fixes on its order (the rest comes from the POS). */

@@ -73,8 +73,9 @@ export function createOrdersService({ db, clock, log }: OrdersServiceDeps) {
 
     /** Closes an order in the service (a confirmed payment settled it), in the caller's transaction. */
     async closeByPat(tx: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
-      await repo.closeOrderByPat(tx, orderId, now, paymentMethod);
-      await repo.announceClosedByPat(tx, orderId, now);
+      // The UPDATE returns the closed row, so the announcement needs no re-read.
+      const closed = await repo.closeOrderByPat(tx, orderId, now, paymentMethod);
+      if (closed) await repo.announceClosed(tx, closed, now);
     },
   };
 }

@@ -29,11 +29,6 @@ export interface DeliveryRow {
   event_at: Date;
 }
 
-export async function findEvent(ex: Executor, id: string): Promise<OutboxRow | null> {
-  const { rows } = await sql<OutboxRow>`SELECT id, partner_id, venue_id, type, entity_id, sequence, data, created_at FROM outbox WHERE id = ${id}`.execute(ex);
-  return rows[0] ?? null;
-}
-
 /**
  * Who may receive an event (WHK-04, WHK-12), as SQL over the endpoint `e` and the event `o`: an event
  * addressed to a partner goes to that partner only, and only while it still sees the event's venue;
@@ -47,13 +42,21 @@ const RECEIVES = sql`
        OR EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = e.partner_id AND pv.venue_id = o.venue_id)
        OR EXISTS (SELECT 1 FROM venues v WHERE v.id = o.venue_id AND v.owner_partner_id = e.partner_id))`;
 
-/** The enabled endpoints that receive an event and existed when it happened. */
-export async function receiversOf(ex: Executor, eventId: string): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    SELECT e.id FROM webhook_endpoints e, outbox o
-    WHERE o.id = ${eventId} AND e.status = 'enabled' AND e.created_at <= o.created_at AND ${RECEIVES}
-    ORDER BY e.id`.execute(ex);
-  return rows.map((r) => r.id);
+/**
+ * An event and the enabled endpoints that receive it and existed when it happened, in one read
+ * (issue 14: the fan-out job's only statement when nobody receives it). Null without the event.
+ */
+export async function findEventWithReceivers(ex: Executor, eventId: string): Promise<{ event: OutboxRow; receivers: string[] } | null> {
+  const { rows } = await sql<OutboxRow & { receivers: string[] }>`
+    SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.created_at,
+           array(SELECT e.id::text FROM webhook_endpoints e
+                 WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND ${RECEIVES}
+                 ORDER BY e.id) AS receivers
+    FROM outbox o WHERE o.id = ${eventId}`.execute(ex);
+  const r = rows[0];
+  if (!r) return null;
+  const { receivers, ...event } = r;
+  return { event, receivers };
 }
 
 /** Events of a window that an endpoint receives but has no delivery of (missed: disabled, or before it existed). */

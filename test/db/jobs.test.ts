@@ -74,6 +74,24 @@ describeEachStore('durable jobs', (kind) => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('a scheduled job wakes the runners (NOTIFY of its kind) when its transaction commits; a dedupe key that has a job already adds none', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock();
+    const heard: string[] = [];
+    const unlisten = await db.listen('tableside_jobs', (payload) => heard.push(payload));
+    try {
+      await db.kysely.transaction().execute(async (tx) => {
+        await scheduleJob(tx, { kind: 'woken', runAt: clock.now(), dedupeKey: 'once' }, clock.now());
+        await scheduleJob(tx, { kind: 'woken', runAt: clock.now(), dedupeKey: 'once' }, clock.now());
+      });
+      await eventually(() => expect(heard).toContain('woken'), { what: 'the NOTIFY' });
+    } finally {
+      await unlisten();
+    }
+    const { rows } = await sql<{ kind: string; dedupe_key: string }>`SELECT kind, dedupe_key FROM jobs`.execute(db.kysely);
+    expect(rows).toEqual([{ kind: 'woken', dedupe_key: 'once' }]);
+  });
+
   it('work done in ctx.transaction commits with the job, and rolls back when another process took the job over', async () => {
     db = await newStore(kind);
     await sql`CREATE TABLE effects (note text)`.execute(db.kysely);

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openEmbedded, type Db } from '../../src/db/db.ts';
-import { emit } from '../../src/db/outbox.ts';
+import { emit, OUTBOX_EVENT_JOB } from '../../src/db/outbox.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { describeEachStore, newPostgres, newStore, type StoreKind } from '../helpers/db.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 // The outbox (db/outbox.ts): an event is a row written in the transaction of its change, scoped to
 // a partner or a venue, with its type, the id of its entity, its JSON data and when it was written.
@@ -41,6 +42,36 @@ describeEachStore('the outbox', (store) => {
     expect(await rows(db, entityId)).toEqual([
       { partner_id: partnerId, venue_id: venueId, type: 'payment.late_confirmation', entity_id: entityId, data: { paymentId: entityId, amount: 12.5 }, created_at: T0 },
     ]);
+  });
+
+  it('[WHK-03] emit numbers the events of one entity 1, 2, 3 (another kind with the same id counts apart) and writes one fan-out job per event, with a NOTIFY', async () => {
+    const { partnerId, venueId } = await partnerAndVenue(db);
+    const entityId = uuidv7();
+    const heard: string[] = [];
+    const unlisten = await db.listen('tableside_jobs', (payload) => heard.push(payload));
+    try {
+      const ids = await db.kysely.transaction().execute(async (tx) => [
+        await emit(tx, { partnerId, venueId }, { type: 'payment.confirmed', entityId, data: {} }, T0),
+        await emit(tx, { venueId }, { type: 'booking.created', entityId, data: {} }, T0),
+        await emit(tx, { partnerId }, { type: 'payment.late_answer', entityId, data: {} }, T0),
+      ]);
+      ids.push(await db.kysely.transaction().execute((tx) => emit(tx, { partnerId }, { type: 'payment.late_confirmation', entityId, data: {} }, T0)));
+      const { rows: events } = await sql<{ id: string; type: string; sequence: number }>`
+        SELECT id, type, sequence FROM outbox WHERE entity_id = ${entityId} ORDER BY type`.execute(db.kysely);
+      expect(events).toEqual([
+        { id: ids[1], type: 'booking.created', sequence: 1 },
+        { id: ids[0], type: 'payment.confirmed', sequence: 1 },
+        { id: ids[2], type: 'payment.late_answer', sequence: 2 },
+        { id: ids[3], type: 'payment.late_confirmation', sequence: 3 },
+      ]);
+      const { rows: jobs } = await sql<{ kind: string; dedupe_key: string | null; payload: { eventId: string }; run_at: Date }>`
+        SELECT kind, dedupe_key, payload, run_at FROM jobs WHERE payload->>'eventId' = ANY(${ids}::text[])`.execute(db.kysely);
+      const byEvent = (a: { payload: { eventId: string } }, b: { payload: { eventId: string } }) => a.payload.eventId.localeCompare(b.payload.eventId);
+      expect(jobs.sort(byEvent)).toEqual(ids.map((eventId) => ({ kind: OUTBOX_EVENT_JOB, dedupe_key: null, payload: { eventId }, run_at: T0 })).sort(byEvent));
+      await eventually(() => expect(heard).toContain(OUTBOX_EVENT_JOB), { what: 'the NOTIFY' });
+    } finally {
+      await unlisten();
+    }
   });
 
   it('an event emitted in a transaction that rolls back does not exist', async () => {

@@ -178,6 +178,20 @@ describeEachStore('payments', (store) => {
       expect(res.body).toMatchObject({ status: 'confirmed', orderStatus: 'closed' });
     });
 
+    it('[PAY-37] [PAY-36] [PAY-71] without forwarding too, the answer carries the order status the payment left (open while a balance remains, then closed), as GET does', async () => {
+      const v = await w.connectVenue({ posType: POS.noForwarding });
+      await w.openOrder(v.posVenueId, { tables: ['1'], checks: [{ items: [{ sku: 'BURGER', quantity: 2 }] }] }); // 29.00
+      const { orderId } = (await w.bill(v, '1')).body;
+      const firstRef = ref();
+      const first = await w.pay(v, orderId, { externalReference: firstRef, amount: 10, type: 'partial' });
+      expect(first.body).toMatchObject({ status: 'confirmed', orderStatus: 'open' });
+      expect((await w.paymentStatus(v, orderId, firstRef)).body).toEqual(first.body);
+      const secondRef = ref();
+      const second = await w.pay(v, orderId, { externalReference: secondRef, amount: 19, type: 'partial' });
+      expect(second.body).toMatchObject({ status: 'confirmed', orderStatus: 'closed' });
+      expect((await w.paymentStatus(v, orderId, secondRef)).body).toEqual(second.body);
+    });
+
     it('[PAY-38] tips are excluded from the running total: amounts that reach the balance only with their tips leave it open', async () => {
       const { orderId, posTable } = await newOrder(); // 35.90
       await w.pay(venue, orderId, { externalReference: ref(), amount: 20, tip: 5, type: 'partial' });

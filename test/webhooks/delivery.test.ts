@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestPartner } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
@@ -78,7 +79,6 @@ describeEachStore('webhook delivery', (store) => {
 
   it('[WHK-12] an RMS partner receives the events of the venues it owns in the content API, and no other partner\'s', async () => {
     const rms = await w.app.newPartner(['rms'], 'RMS');
-    const { sql } = await import('kysely');
     await sql`UPDATE venues SET owner_partner_id = ${rms.partnerId} WHERE id = ${venueB}`.execute(w.app.db.kysely);
     await w.endpoint(rms, ['booking.created'], '/rms');
     await w.emitEvent({ venueId: venueB }, 'booking.created', 'bk-1', { id: 'bk-1' });
@@ -99,6 +99,21 @@ describeEachStore('webhook delivery', (store) => {
     await w.emitEvent({ venueId: venueA }, 'order.closed', 'order-committed', {});
     await w.run();
     expect(w.receiver.on('/rollback').map((r) => r.json.data.entityId)).toEqual(['order-committed']);
+  });
+
+  it('an event nobody receives is fanned out to no delivery and its job is gone; an event with a receiver gets its delivery and its job is gone too', async () => {
+    const unseenVenue = await w.app.newVenue({ name: 'Nobody sees it' });
+    const ep = await w.endpoint(a, ['order.closed'], '/fan-out');
+    const unseen = await w.emitEvent({ venueId: unseenVenue }, 'order.closed', 'order-unseen', {});
+    const seen = await w.emitEvent({ venueId: venueA }, 'order.closed', 'order-seen', {});
+    await w.run();
+    const { rows: deliveries } = await sql<{ event_id: string; endpoint_id: string }>`
+      SELECT event_id, endpoint_id FROM webhook_deliveries WHERE event_id IN (${unseen}, ${seen})`.execute(w.app.db.kysely);
+    expect(deliveries.filter((d) => d.event_id === unseen)).toEqual([]);
+    expect(deliveries).toContainEqual({ event_id: seen, endpoint_id: ep.id });
+    const { rows: jobs } = await sql`SELECT id FROM jobs WHERE payload->>'eventId' IN (${unseen}, ${seen})`.execute(w.app.db.kysely);
+    expect(jobs).toEqual([]);
+    expect(w.receiver.on('/fan-out').map((r) => r.json.data.entityId)).toEqual(['order-seen']);
   });
 
   it('[WHK-13] POST /endpoints/{id}/test delivers a signed webhook.test event at once', async () => {
