@@ -75,8 +75,9 @@ export async function runJobNow(ex: Executor, dedupeKey: string, now: Date): Pro
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
-export async function cancelJob(ex: Executor, dedupeKey: string): Promise<void> {
-  await sql`DELETE FROM jobs WHERE dedupe_key = ${dedupeKey}`.execute(ex);
+/** Removes the jobs with these keys (one statement, whatever their number). */
+export async function cancelJob(ex: Executor, ...dedupeKeys: string[]): Promise<void> {
+  await sql`DELETE FROM jobs WHERE dedupe_key = ANY(${dedupeKeys}::text[])`.execute(ex);
 }
 
 interface JobRow {

@@ -48,9 +48,12 @@ export async function watchPending(tx: Executor, payment: { id: string; deadline
   await scheduleJob(tx, { kind: PAYMENT_JOBS.dispatch, runAt: dispatchAt, dedupeKey: paymentJobKey.dispatch(payment.id), payload }, now);
 }
 
-/** A terminal payment needs no deadline any more. */
+/**
+ * A terminal payment needs no deadline any more, nor the recover job of its forward (which would
+ * only find it settled): both go in the transaction that settles it, in one statement.
+ */
 export function cancelTimeout(tx: Executor, paymentId: string): Promise<void> {
-  return cancelJob(tx, paymentJobKey.timeout(paymentId));
+  return cancelJob(tx, paymentJobKey.timeout(paymentId), paymentJobKey.recover(paymentId));
 }
 
 /** If the process forwarding an in-flight claim dies, this releases it (or finds it applied). */

@@ -79,9 +79,11 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
    * lock read it.
    */
   async function underOrderLock<T>(paymentId: string, fn: (tx: Executor, order: repo.LockedOrder) => Promise<T>): Promise<T | null> {
-    const p = await repo.findById(ex, paymentId);
-    if (!p) return null;
-    return ex.transaction().execute(async (tx) => fn(tx, await orders.lock(tx, p.order_id)));
+    return ex.transaction().execute(async (tx) => {
+      // The payment's order, locked, in one statement (a payment never changes order).
+      const order = await repo.lockOrderOfPayment(tx, paymentId);
+      return order ? fn(tx, order) : null;
+    });
   }
 
   /**

@@ -158,6 +158,14 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
 /** What settling a payment needs of its order (payments.outcomes.ts applyToOrder), as the order's lock read it. */
 export type LockedOrder = Pick<OrderRow, 'id' | 'status' | 'prepayment_minor'>;
 
+/** Locks the order of a payment (the lock every change of a payment's status takes first); null for no such payment. */
+export async function lockOrderOfPayment(tx: Executor, paymentId: string): Promise<LockedOrder | null> {
+  const { rows } = await sql<LockedOrder>`
+    SELECT o.id, o.status, o.prepayment_minor FROM orders o
+    WHERE o.id = (SELECT order_id FROM payments WHERE id = ${paymentId}) FOR UPDATE`.execute(tx);
+  return rows[0] ?? null;
+}
+
 export type ClaimResult = { order: LockedOrder; payment: PaymentRow | null };
 
 /**

@@ -253,8 +253,9 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
         if (p.status === 'in_flight') {
           p = await forwardNow(ctx, p, order.pos_order_id);
           // The forward has an outcome, so the claim's recover job has nothing left to do: drop it
-          // now rather than let every process claim, run and delete it later.
-          if (p.status !== 'in_flight') await cancelJob(ex, paymentJobKey.recover(p.id));
+          // now rather than let every process claim, run and delete it later. A confirmation
+          // dropped it already, in its own transaction (cancelTimeout).
+          if (p.status !== 'in_flight' && p.status !== 'confirmed') await cancelJob(ex, paymentJobKey.recover(p.id));
         }
         if (p.status === 'pending') p = await settleInline(p.id);
         // Confirmed by the claim: its transaction knows the order's status when the payment took
