@@ -42,23 +42,19 @@ describePostgres('credentials across two processes', () => {
   it('[DES-058] [DES-059] [AUTH-06] [AUTH-02] after token revoke and key revoke return, both processes refuse the credential that each had just accepted', async () => {
     const c = await startCluster(2);
     const cli = (...args: string[]) => runCli(args, { DATABASE_URL: c.url });
-    const partner = jsonOf(await cli('partner', 'create', '--name', 'two processes', '--access', 'pat,rms', '--json'));
-    for (let round = 0; round < 3; round++) {
-      const { accessToken } = jsonOf(await cli('token', 'issue', '--partner', partner.partnerId, '--json'));
-      // Each process checks the token a few times, so it is held in both processes' memory.
-      for (const client of c.clients) {
-        for (let i = 0; i < 3; i++) expect((await client.get('/v1/pat/venues', { token: accessToken })).status).toBe(200);
-      }
-      expect((await cli('token', 'revoke', '--token', accessToken)).code).toBe(0);
-      for (const client of c.clients) {
-        const res = await client.get('/v1/pat/venues', { token: accessToken });
-        expect(res.status).toBe(401);
-        expect(JSON.stringify(res.body)).toMatch(/revoked/);
-      }
+    // The cluster's token: each process checks it twice, so it is held in both processes' memory.
+    for (const client of c.clients) {
+      for (let i = 0; i < 2; i++) expect((await client.get('/v1/pat/venues', { token: c.token })).status).toBe(200);
+    }
+    expect((await cli('token', 'revoke', '--token', c.token)).code).toBe(0);
+    for (const client of c.clients) {
+      const res = await client.get('/v1/pat/venues', { token: c.token });
+      expect(res.status).toBe(401);
+      expect(JSON.stringify(res.body)).toMatch(/revoked/);
     }
     const { apiKey } = jsonOf(await cli('partner', 'create', '--name', 'content', '--access', 'rms', '--json'));
     for (const client of c.clients) {
-      for (let i = 0; i < 3; i++) expect((await client.get('/v1/rms/venues', { token: apiKey })).status).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await client.get('/v1/rms/venues', { token: apiKey })).status).toBe(200);
     }
     expect((await cli('key', 'revoke', '--key', apiKey)).code).toBe(0);
     for (const client of c.clients) expect((await client.get('/v1/rms/venues', { token: apiKey })).status).toBe(401);
