@@ -162,15 +162,13 @@ export interface KnownPage {
  */
 export function venuePageQuery(partnerId: string, f: VenueFilters, page: Page, known?: KnownPage) {
   const version = sql`coalesce((SELECT version FROM content_list_versions WHERE partner_id = ${partnerId}), 0)`;
-  const scan = sql`SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)}
-      ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit}`;
+  const scan = (gate = sql``) => sql`(SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)} ${gate}
+      ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit})`;
   const ids = known
     ? sql`SELECT v.id, lower(v.name) AS sort_name FROM venues v
           WHERE v.id = ANY(${known.ids}::uuid[]) AND v.owner_partner_id = ${partnerId} AND ${version} = ${known.version}
-        UNION ALL
-        (SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)} AND ${version} <> ${known.version}
-         ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit})`
-    : scan;
+        UNION ALL ${scan(sql`AND ${version} <> ${known.version}`)}`
+    : scan();
   return sql<VenueView & { list_version: number | null }>`WITH page AS (${ids})
     SELECT x.*, (SELECT version FROM content_list_versions WHERE partner_id = ${partnerId}) AS list_version
     FROM (${SELECT_VIEW} JOIN page p ON p.id = v.id) x
