@@ -57,11 +57,10 @@ export interface ServiceDeps {
 
 export function buildServices(deps: ServiceDeps) {
   const { config, db, clock, log, posTypes, posClients, rmsClients } = deps;
-  // Started by the process that serves requests (service.ts); the CLI only looks up and revokes.
+  // Serves nothing from memory until the process that serves requests starts it (service.ts, unless
+  // AUTH_CACHE_LEASE_MS is 0); until then every lookup reads the database.
   const credentialCache = createCredentialCache({ db, log, leaseMs: config.authCacheLeaseMs });
-  const auth = createAuthService({
-    db, clock, accessTokenTtlS: config.accessTokenTtlS, credentials: config.authCacheLeaseMs > 0 ? credentialCache : undefined,
-  });
+  const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS, credentials: credentialCache });
 
   // Content API (/v1/rms)
   const channels = createChannelsService({ db, clock });

@@ -61,16 +61,15 @@ export async function listOrderPayments(ex: Executor, orderId: string): Promise<
 
 export async function insertPayment(ex: Executor, p: NewPayment, now: Date): Promise<PaymentRow> {
   const confirmed = p.status === 'confirmed';
-  const { rows } = await sql<PaymentRow & { venue_currency: string }>`
+  const { rows } = await sql<WrittenPayment>`
     INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
                           payment_method, status, recorded_at, confirmed_at, terminal_at, deadline_at, updated_at)
     VALUES (${p.id}, ${p.partner_id}, ${p.external_reference}, ${p.venue_id}, ${p.order_id}, ${p.type}, ${p.amount_minor},
             ${p.tip_minor}, ${p.currency}, ${p.payment_method}, ${p.status}, ${p.recorded_at},
             ${confirmed ? now : null}, ${confirmed ? now : null}, ${p.deadline_at}, ${now})
     RETURNING *, ${VENUE_CURRENCY}`.execute(ex);
-  const [row, venueCurrency] = splitVenueCurrency(rows[0]);
-  await announceOutcome(ex, row, venueCurrency, now);
-  return row!;
+  await announceOutcome(ex, rows[0], now);
+  return paymentOf(rows[0]);
 }
 
 /**
@@ -79,11 +78,12 @@ export async function insertPayment(ex: Executor, p: NewPayment, now: Date): Pro
  */
 const VENUE_CURRENCY = sql`(SELECT v.currency FROM venues v WHERE v.id = payments.venue_id) AS venue_currency`;
 
-/** A row written with VENUE_CURRENCY, as the PaymentRow its callers get and the currency. */
-function splitVenueCurrency(r: (PaymentRow & { venue_currency: string }) | undefined): [PaymentRow | undefined, string] {
-  if (!r) return [undefined, ''];
-  const { venue_currency, ...row } = r;
-  return [row, venue_currency];
+/** A payment row as a statement with VENUE_CURRENCY wrote it. */
+type WrittenPayment = PaymentRow & { venue_currency: string };
+
+/** The PaymentRow callers get, without the currency read for the announcement. */
+function paymentOf({ venue_currency: _currency, ...row }: WrittenPayment): PaymentRow {
+  return row;
 }
 
 /**
@@ -92,9 +92,10 @@ function splitVenueCurrency(r: (PaymentRow & { venue_currency: string }) | undef
  * writes a payment's status calls it (insertPayment, moveStatus, claimOrder; a new one must too),
  * with the venue's currency its RETURNING read (VENUE_CURRENCY).
  */
-export async function announceOutcome(ex: Executor, p: PaymentRow | undefined, venueCurrency: string, now: Date): Promise<void> {
-  if (!p || (p.status !== 'confirmed' && p.status !== 'failed')) return;
-  const { orderStatus: _o, ...view } = paymentView(p, null, venueCurrency);
+export async function announceOutcome(ex: Executor, written: WrittenPayment | undefined, now: Date): Promise<void> {
+  if (!written || (written.status !== 'confirmed' && written.status !== 'failed')) return;
+  const p = paymentOf(written);
+  const { orderStatus: _o, ...view } = paymentView(p, null, written.venue_currency);
   await emit(ex, { partnerId: p.partner_id, venueId: p.venue_id }, { type: `payment.${p.status}`, entityId: p.id, data: { ...view, venueId: p.venue_id } }, now);
 }
 
@@ -111,7 +112,7 @@ export async function moveStatus(
 ): Promise<PaymentRow | null> {
   const { to } = move;
   const terminal = to === 'confirmed' || to === 'failed';
-  const { rows } = await sql<PaymentRow & { venue_currency: string }>`
+  const { rows } = await sql<WrittenPayment>`
     UPDATE payments SET
       status = ${to},
       failure_code = ${move.failureCode},
@@ -123,9 +124,9 @@ export async function moveStatus(
       updated_at = ${now}
     WHERE id = ${id} AND status = ANY(${move.from}::text[])
     RETURNING *, ${VENUE_CURRENCY}`.execute(ex);
-  const [row, venueCurrency] = splitVenueCurrency(rows[0]);
-  await announceOutcome(ex, row, venueCurrency, now);
-  return row ?? null;
+  if (!rows[0]) return null;
+  await announceOutcome(ex, rows[0], now);
+  return paymentOf(rows[0]);
 }
 
 export async function markForwarded(ex: Executor, id: string, now: Date): Promise<void> {
@@ -179,7 +180,7 @@ export type ClaimResult = { order: LockedOrder; payment: PaymentRow | null };
  */
 export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promise<ClaimResult> {
   const confirmed = p.status === 'confirmed';
-  const { rows } = await sql<PaymentRow & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number; venue_currency: string }>`
+  const { rows } = await sql<WrittenPayment & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number }>`
     WITH o AS (SELECT id, status, prepayment_minor FROM orders WHERE id = ${p.order_id} FOR UPDATE),
     ins AS (
       INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
@@ -195,8 +196,8 @@ export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promis
   const r = rows[0];
   if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
   const { claim_order_status: status, claim_order_prepayment_minor: prepayment_minor, ...inserted } = r;
-  const [payment, venueCurrency] = splitVenueCurrency(inserted.id ? inserted : undefined);
+  const written = inserted.id ? (inserted as WrittenPayment) : null;
   // A payment recorded confirmed at once (no forwarding) is announced like every status write.
-  if (payment) await announceOutcome(tx, payment, venueCurrency, now);
-  return { order: { id: p.order_id, status, prepayment_minor }, payment: payment ?? null };
+  if (written) await announceOutcome(tx, written, now);
+  return { order: { id: p.order_id, status, prepayment_minor }, payment: written && paymentOf(written) };
 }
