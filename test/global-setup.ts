@@ -6,11 +6,13 @@ import type { TestProject } from 'vitest/node';
 import { openEmbedded } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { generateSelfSigned } from '../src/lib/tls.ts';
+import { buildCliBundle } from './cli-bundle.ts';
 
 // Runs once per `vitest run`, before any test file:
 // - builds a migrated PGlite store and dumps it, so each test loads a fresh copy in under a second
 //   instead of creating and migrating one (about five seconds);
 // - generates the TLS certificate test servers use and test clients trust;
+// - bundles the `tableside` command the tests spawn (test/cli-bundle.ts says why);
 // - checks PostgreSQL when TEST_DATABASE_URL is set. In CI (CI=true) PostgreSQL is required: a
 //   missing or unreachable database fails the run instead of skipping its tests.
 
@@ -20,6 +22,7 @@ declare module 'vitest' {
     tlsDir: string;
     postgresUrl: string | null;
     runId: string;
+    cliEntry: string;
   }
 }
 
@@ -33,6 +36,10 @@ export default async function setup(project: TestProject) {
   const templateFile = join(dir, 'template.tar');
   writeFileSync(templateFile, Buffer.from(await dump.arrayBuffer()));
   await db.close();
+
+  const root = join(import.meta.dirname, '..');
+  const bundleDir = join(root, 'node_modules', '.cache', 'tableside-test', runId);
+  const cliEntry = await buildCliBundle(root, bundleDir);
 
   const tls = await generateSelfSigned();
   writeFileSync(join(dir, 'tls.key'), tls.key);
@@ -57,6 +64,7 @@ export default async function setup(project: TestProject) {
   project.provide('tlsDir', dir);
   project.provide('postgresUrl', url);
   project.provide('runId', runId);
+  project.provide('cliEntry', cliEntry);
 
   return async () => {
     if (url) {
@@ -72,5 +80,6 @@ export default async function setup(project: TestProject) {
       await client.end();
     }
     rmSync(dir, { recursive: true, force: true });
+    rmSync(bundleDir, { recursive: true, force: true });
   };
 }

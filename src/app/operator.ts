@@ -28,7 +28,7 @@ export async function runOperatorCommand(config: Config, name: CommandName, args
   let store;
   try {
     // `migrate` reports what it applied, so it must not find the work already done by the open.
-    store = await openStore(config, { migrate: name !== 'migrate' });
+    store = await openStore(config, { migrate: name !== 'migrate', command: true });
   } catch (err) {
     // A server took the directory between our look and our open.
     if (err instanceof DataDirLockedError) return runRemoteCommand(config.dataDir, name, args);

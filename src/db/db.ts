@@ -1,4 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
@@ -101,15 +103,43 @@ export interface EmbeddedOptions {
   dir?: string;
   /** Start from a dump made by `dumpDataDir` (tests: a migrated template). */
   loadDataDir?: Blob;
+  /**
+   * Server settings added to PGlite's start parameters (`-c name=value`). PGlite zeroes its 128MB of
+   * shared buffers at every start, about 0.6 s of CPU here: an operator command (store.ts) and the
+   * test suite's hundreds of small stores ask for less.
+   */
+  settings?: Record<string, string>;
+}
+
+/**
+ * PGlite's WebAssembly module and file-system bundle, compiled and read once per process. Left to
+ * itself, every PGlite instance reads 15 MB and compiles 9 MB of WebAssembly again (about 1.5 s of
+ * CPU here); a process that opens several stores (the test suite, a dump then a restore) pays it once.
+ */
+let artifacts: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+
+function pgliteArtifacts() {
+  artifacts ??= (async () => {
+    const dist = dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    return {
+      pgliteWasmModule: await WebAssembly.compile(readFileSync(join(dist, 'pglite.wasm'))),
+      fsBundle: new Blob([readFileSync(join(dist, 'pglite.data'))]),
+    };
+  })();
+  return artifacts;
 }
 
 export async function openEmbedded(options: EmbeddedOptions = {}): Promise<Db> {
   if (options.dir) mkdirSync(options.dir, { recursive: true });
   const pglite = await PGlite.create({
+    ...(await pgliteArtifacts()),
     // The SQL extensions DESIGN 3 allows, which migrations create (015: trigram indexes).
     extensions: { pg_trgm },
     ...(options.dir ? { dataDir: options.dir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    ...(options.settings
+      ? { startParams: [...PGlite.defaultStartParams, ...Object.entries(options.settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])] }
+      : {}),
   });
   return fromPglite(pglite, true);
 }

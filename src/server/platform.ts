@@ -1,3 +1,4 @@
+import { buildCachedSerializer } from './serialization.ts';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
@@ -69,6 +70,7 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
     // The response serializer compiles nullable fields with an ajv of its own: it needs the service's
     // format names (their enum or pattern says what they accept; a serializer validates nothing).
     serializerOpts: { ajv: { formats: Object.fromEntries(Object.keys(CUSTOM_FORMATS).map((name) => [name, true])) } },
+    schemaController: { compilersFactory: { buildSerializer: buildCachedSerializer } },
     // Router and parser errors in the envelope, and every parameter its schema accepts (ERR-07, LIM-22).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,

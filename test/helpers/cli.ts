@@ -1,11 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 
-// Runs the real `tableside` command (bin/tableside.mjs, what `npx tableside` runs) in a child
-// process, as an operator or a test script would.
+// Runs the `tableside` command in a child process, as an operator or a test script would: the
+// run's bundle of the same sources (test/cli-bundle.ts), or with `realBin` bin/tableside.mjs itself,
+// what `npx tableside` runs.
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'bin', 'tableside.mjs');
+export const REAL_BIN = join(ROOT, 'bin', 'tableside.mjs');
+const bin = (realBin = false) => (realBin ? REAL_BIN : inject('cliEntry'));
 
 export interface CliResult {
   code: number | null;
@@ -20,9 +23,14 @@ function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 60_000,
+  { realBin = false }: { realBin?: boolean } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin(realBin), ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -55,7 +63,7 @@ export interface ServeProcess {
 /** Starts `tableside serve` and waits until it prints where it listens. */
 export function startServe(env: Record<string, string | undefined>, args: string[] = ['serve'], timeoutMs = 60_000): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin(), ...args], { cwd: ROOT, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let settled = false;
     const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(code ?? (signal ? -1 : null))));

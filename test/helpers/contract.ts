@@ -373,6 +373,11 @@ export function checkerForService(baseUrl: string, fetchText: (url: URL) => Prom
   return pending.catch(() => null);
 }
 
+/** Forgets which document each origin served (test/setup-file.ts: the next file's ports are new services). */
+export function forgetServices(): void {
+  checkersByBaseUrl.clear();
+}
+
 // ----- what happens to an outcome: counted, observed, reported or thrown -----
 
 export const contractStats = { checked: 0, skipped: 0, violations: 0 };

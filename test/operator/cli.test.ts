@@ -25,7 +25,9 @@ afterAll(async () => {
 
 describe('without a server', () => {
   it('[DES-051] [DES-064] [DES-047] `tableside migrate` works right after install (plain node, no build) and is idempotent', async () => {
-    const first = await cli('migrate', '--json');
+    // bin/tableside.mjs itself, through tsx, as `npx tableside` runs it (the other tests spawn the
+    // run's bundle of the same sources, test/cli-bundle.ts).
+    const first = await runCli(['migrate', '--json'], env(), 60_000, { realBin: true });
     expect(first.code, first.stderr).toBe(0);
     expect(jsonOf(first).applied.length).toBeGreaterThan(0);
     const again = await cli('migrate', '--json');
