@@ -1,5 +1,5 @@
 import type { FieldProblems } from '../lib/errors.ts';
-import { instantOf, parseIsoDateOrDateTime } from '../lib/iso/datetimes.ts';
+import { instantOf, isoInstant, parseIsoDateOrDateTime } from '../lib/iso/datetimes.ts';
 import { isTimeZone } from '../lib/iso/timezones.ts';
 import { toWire } from '../lib/money.ts';
 import type { StoredItem } from '../pos-mirror/orders.fns.ts';
@@ -44,8 +44,22 @@ export function resolveWindow(fromText: string, untilText: string, venueTimeZone
   return { ok: true, from, until };
 }
 
-const iso = (at: Date): string => at.toISOString();
-const isoOrNull = (at: Date | null): string | null => (at ? at.toISOString() : null);
+/**
+ * The window when it needs no venue time zone: both bounds are date-times with an offset (or Z).
+ * Null otherwise (a date-only or wall-clock bound, or one missing or unparseable), when only the
+ * venue can resolve it.
+ */
+export function zoneFreeWindow(fromText: string | undefined, untilText: string | undefined): Window | null {
+  if (fromText === undefined || untilText === undefined) return null;
+  const hasOffset = (text: string) => {
+    const parsed = parseIsoDateOrDateTime(text);
+    return parsed?.kind === 'date-time' && parsed.offsetMinutes !== null;
+  };
+  return hasOffset(fromText) && hasOffset(untilText) ? resolveWindow(fromText, untilText, null) : null;
+}
+
+const iso = isoInstant;
+const isoOrNull = (at: Date | null): string | null => (at ? isoInstant(at) : null);
 
 const RELIABLE_ITEM_FIELDS = new Set(['id', 'name', 'price', 'quantity']);
 

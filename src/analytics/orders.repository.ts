@@ -36,26 +36,29 @@ export async function findVenue(db: Reader, venueId: string, partnerId: string):
   return (await queryPrepared<AnalyticsVenueRef>(db.pool, 'analytics_find_venue', query))[0] ?? null;
 }
 
+const closedInWindow = (venueId: string, window: { from: Date; until: Date }) =>
+  sql`venue_id = ${venueId} AND status = 'closed' AND closed_at >= ${window.from} AND closed_at <= ${window.until}`;
+
+/** The page of the window, most recent first (id breaks ties, so pages never overlap or skip). */
+const closedPage = (venueId: string, window: { from: Date; until: Date }, page: { limit: number; offset: number }) => sql`
+  SELECT id, pos_order_id, pos_tables, party_size, reservation_date, currency, prepayment_minor,
+         open_at, closed_at, created_at, updated_at
+  FROM orders
+  WHERE ${closedInWindow(venueId, window)}
+  ORDER BY closed_at DESC, id DESC
+  LIMIT ${page.limit} OFFSET ${page.offset}`;
+
 /**
- * One page of a venue's closed orders whose close time is within [from, until], most recent first
- * (id breaks ties, so pages never overlap or skip), with how many match in all on every row. One
- * statement, so the total and the page come from one snapshot; with no order on the page the single
- * row still carries the total. Exported as a query for the bench, which runs it raw through `pg`.
+ * One page of a venue's closed orders whose close time is within [from, until], with how many
+ * match in all on every row. One statement, so the total and the page come from one snapshot; with
+ * no order on the page the single row still carries the total. Exported as a query for the bench,
+ * which runs it raw through `pg`.
  */
 export function closedOrdersPageQuery(venueId: string, window: { from: Date; until: Date }, page: { limit: number; offset: number }) {
   return sql<ClosedOrderRow & { total: number }>`
     SELECT c.total, o.*
-    FROM (SELECT count(*)::int AS total FROM orders
-          WHERE venue_id = ${venueId} AND status = 'closed'
-            AND closed_at >= ${window.from} AND closed_at <= ${window.until}) c
-    LEFT JOIN LATERAL (
-      SELECT id, pos_order_id, pos_tables, party_size, reservation_date, currency, prepayment_minor,
-             open_at, closed_at, created_at, updated_at
-      FROM orders
-      WHERE venue_id = ${venueId} AND status = 'closed'
-        AND closed_at >= ${window.from} AND closed_at <= ${window.until}
-      ORDER BY closed_at DESC, id DESC
-      LIMIT ${page.limit} OFFSET ${page.offset}) o ON true`;
+    FROM (SELECT count(*)::int AS total FROM orders WHERE ${closedInWindow(venueId, window)}) c
+    LEFT JOIN LATERAL (${closedPage(venueId, window, page)}) o ON true`;
 }
 
 export async function pageClosedOrders(
@@ -67,6 +70,33 @@ export async function pageClosedOrders(
   const rows = await queryPrepared<ClosedOrderRow & { total: number }>(db.pool, 'analytics_closed_orders_page', closedOrdersPageQuery(venueId, window, page).compile(db.kysely));
   const total = rows[0]?.total ?? 0;
   return { total, orders: rows.filter((r) => r.id !== null).map(({ total: _total, ...order }) => order) };
+}
+
+/**
+ * The page as above, and first whether the venue exists and is in the partner's scope: one round
+ * trip where a window needs no venue time zone (orders.service.ts). No row: no such venue; out of
+ * scope: neither the count nor the page is run.
+ */
+export async function pageClosedOrdersInScope(
+  db: Reader,
+  venueId: string,
+  partnerId: string,
+  window: { from: Date; until: Date },
+  page: { limit: number; offset: number },
+): Promise<{ inScope: boolean; total: number; orders: ClosedOrderRow[] } | null> {
+  const query = sql<ClosedOrderRow & { in_scope: boolean; total: number }>`
+    SELECT v.in_scope, c.total, o.*
+    FROM (SELECT EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = ${partnerId} AND pv.venue_id = venues.id) AS in_scope
+          FROM venues WHERE id = ${venueId}) v
+    LEFT JOIN LATERAL (SELECT count(*)::int AS total FROM orders WHERE v.in_scope AND ${closedInWindow(venueId, window)}) c ON true
+    LEFT JOIN LATERAL (SELECT * FROM (${closedPage(venueId, window, page)}) p WHERE v.in_scope) o ON true`.compile(db.kysely);
+  const rows = await queryPrepared<ClosedOrderRow & { in_scope: boolean; total: number }>(db.pool, 'analytics_closed_orders_page_in_scope', query);
+  if (rows.length === 0) return null;
+  return {
+    inScope: rows[0].in_scope,
+    total: rows[0].total,
+    orders: rows.filter((r) => r.id !== null).map(({ in_scope: _inScope, total: _total, ...order }) => order),
+  };
 }
 
 /** The checks of these orders, in check-number order ("2" before "10"). */

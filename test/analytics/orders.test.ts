@@ -400,8 +400,10 @@ describeEachStore('closed orders', (store) => {
         expect(res.status, id).toBe(404);
         expect(res.body.error.code).toBe(404);
       }
-      // Also without a valid query: the venue is checked first.
+      // Also without a valid query: the venue is checked first. Bounds with an offset are checked with
+      // the page in one statement, date-only ones (the venue's time zone) before it: the same answers.
       expect((await list('0198a5c4-1111-7222-8333-444455556666', {})).status).toBe(404);
+      expect((await list('0198a5c4-1111-7222-8333-444455556666', { from: '2026-01-01', until: '2026-01-31' })).status).toBe(404);
     });
 
     it('[AUTH-14] an existing venue outside the token\'s scope → 403, not 404, and nothing of it is returned', async () => {
@@ -413,7 +415,9 @@ describeEachStore('closed orders', (store) => {
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: { code: 403, message: expect.any(String), details: null } });
       expect((await list(v, {})).status).toBe(403);
+      expect((await list(v, { from: '2026-01-01', until: '2026-01-31' })).status).toBe(403);
       expect((await list(v, JAN, other.token)).body.total).toBe(1);
+      expect((await list(v, { from: '2026-01-01', until: '2026-01-31' }, other.token)).body.total).toBe(1);
     });
 
     it('[AUTH-11] [AUTH-12] [AUTH-13] [DES-015] missing or invalid token → 401, no analytics access → 403, in the nested envelope', async () => {

@@ -95,3 +95,18 @@ export function instantOf(value: IsoDateOrDateTime, edge: 'start' | 'end', timeZ
   }
   return new Date(base + millisecond);
 }
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * `at.toISOString()`, about twice as fast: answers that list many stored times (a page of closed
+ * orders holds about 800) spent a tenth of their time in Date's own formatter on the reference
+ * machine. Years outside 0000-9999 (never stored) go to toISOString, which writes them signed.
+ */
+export function isoInstant(at: Date): string {
+  const year = at.getUTCFullYear();
+  if (year < 0 || year > 9999 || Number.isNaN(year)) return at.toISOString();
+  const y = year < 1000 ? String(year).padStart(4, '0') : `${year}`;
+  return `${y}-${pad2(at.getUTCMonth() + 1)}-${pad2(at.getUTCDate())}T${pad2(at.getUTCHours())}:${pad2(at.getUTCMinutes())}:${pad2(at.getUTCSeconds())}.${pad3(at.getUTCMilliseconds())}Z`;
+}
