@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Executor } from '../db/db.ts';
+import type { Db, Executor } from '../db/db.ts';
+import { queryPrepared } from '../db/prepared.ts';
 import { likeContains, type Page } from '../lib/pagination.ts';
 import type { Translations } from './translations.fns.ts';
 
@@ -154,33 +155,51 @@ export interface KnownPage {
  * pages). The page's ids are chosen first, on the venues table alone (an index-only scan of
  * venues_owner_name or venues_owner_country_name), then joined for the names. Each row also
  * carries the partner's list version, read in the same snapshot as the page.
- *
- * With `known` (the ids this page had at a list version), the ids are taken from it when the
- * partner's version is still that one, and the scan runs only when it is not: each branch is
- * gated by a one-time filter on the version, so the same page asked again (a client paging, a
- * feed re-read) costs a primary-key lookup, not the scan a "contains" filter needs (issue 14).
  */
-export function venuePageQuery(partnerId: string, f: VenueFilters, page: Page, known?: KnownPage) {
-  const version = sql`coalesce((SELECT version FROM content_list_versions WHERE partner_id = ${partnerId}), 0)`;
-  const scan = (gate = sql``) => sql`(SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)} ${gate}
-      ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit})`;
-  const ids = known
-    ? sql`SELECT v.id, lower(v.name) AS sort_name FROM venues v
-          WHERE v.id = ANY(${known.ids}::uuid[]) AND v.owner_partner_id = ${partnerId} AND ${version} = ${known.version}
-        UNION ALL ${scan(sql`AND ${version} <> ${known.version}`)}`
-    : scan();
-  return sql<VenueView & { list_version: number | null }>`WITH page AS (${ids})
+export function venuePageQuery(partnerId: string, f: VenueFilters, page: Page) {
+  return pageOf(
+    partnerId,
+    sql`SELECT v.id, lower(v.name) AS sort_name FROM venues v WHERE ${matching(partnerId, f)}
+        ORDER BY lower(v.name), v.id OFFSET ${page.offset} LIMIT ${page.limit}`,
+  );
+}
+
+/**
+ * The same page from the ids it had at a list version (the page cache of venues.service.ts), only
+ * while the partner's list version is still that one: a primary-key lookup where the scan of a
+ * "contains" filter took tens of ms (issue 14). No rows when the version moved on. Its text is the
+ * same whatever the filters, so it is one named statement, planned once per connection.
+ */
+export function knownPageQuery(partnerId: string, known: KnownPage) {
+  return pageOf(
+    partnerId,
+    sql`SELECT v.id, lower(v.name) AS sort_name FROM venues v
+        WHERE v.id = ANY(${known.ids}::uuid[]) AND v.owner_partner_id = ${partnerId}
+          AND coalesce((SELECT version FROM content_list_versions WHERE partner_id = ${partnerId}), 0) = ${known.version}`,
+  );
+}
+
+const pageOf = (partnerId: string, ids: RawBuilder<unknown>) => sql<VenueView & { list_version: number | null }>`WITH page AS (${ids})
     SELECT x.*, (SELECT version FROM content_list_versions WHERE partner_id = ${partnerId}) AS list_version
     FROM (${SELECT_VIEW} JOIN page p ON p.id = v.id) x
     ORDER BY lower(x.name), x.id`;
-}
 
 export function venueCountQuery(partnerId: string, f: VenueFilters) {
   return sql<{ n: number }>`SELECT count(*) AS n FROM venues v WHERE ${matching(partnerId, f)}`;
 }
 
-export async function listVenues(ex: Executor, partnerId: string, f: VenueFilters, page: Page, known?: KnownPage): Promise<Array<VenueView & { list_version: number | null }>> {
-  return (await venuePageQuery(partnerId, f, page, known).execute(ex)).rows;
+type PageRow = VenueView & { list_version: number | null };
+
+/**
+ * A page of venues. One asked before (`known`) is read from its ids while the list version
+ * stands; if it has moved on, the page is computed again (two statements, once per change).
+ */
+export async function listVenues(db: Pick<Db, 'kysely' | 'pool'>, partnerId: string, f: VenueFilters, page: Page, known?: KnownPage): Promise<PageRow[]> {
+  if (known) {
+    const rows = await queryPrepared<PageRow>(db.pool, 'content_venue_known_page', knownPageQuery(partnerId, known).compile(db.kysely));
+    if (rows.length > 0) return rows;
+  }
+  return (await venuePageQuery(partnerId, f, page).execute(db.kysely)).rows;
 }
 
 export async function countVenues(ex: Executor, partnerId: string, f: VenueFilters): Promise<number> {

@@ -19,7 +19,7 @@ import type { CreateVenueBody, ListVenuesQuery, UpdateVenueBody, Venue } from '.
 // the venue's details (spec 2.2).
 
 export interface VenuesDeps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pool'>;
   clock: Clock;
   publicBaseUrl: string;
 }
@@ -249,11 +249,11 @@ export function createVenuesService({ db, clock, publicBaseUrl }: VenuesDeps) {
         igInstalled: zeroOne(query['filters[igInstalled]']),
       };
       const page = pageOf(query);
-      // A page asked before is checked against the partner's list version in the page's own
-      // statement, and its ids reused if nothing changed (venuePageQuery).
+      // A page asked before is read from its ids while the partner's list version stands, checked
+      // in that statement (repo.listVenues, knownPageQuery).
       const pageKey = VersionedCache.key(partnerId, { ...filters, offset: page.offset, limit: page.limit });
       const known = pages.peek(pageKey);
-      const rows = page.limit === 0 ? [] : await repo.listVenues(db.kysely, partnerId, filters, page, known && { version: known.version, ids: known.value });
+      const rows = page.limit === 0 ? [] : await repo.listVenues(db, partnerId, filters, page, known && { version: known.version, ids: known.value });
       // The total is a count over every matching venue, the costly part of a list: it is reused
       // while the partner's list version (read with the page) says nothing changed since it was
       // counted, as when a client pages through.
