@@ -24,7 +24,7 @@ export const DELIVER_JOB = 'webhooks.deliver';
 export const deliverJobKey = (deliveryId: string, attempt: number): string => `${DELIVER_JOB}:${deliveryId}:${attempt}`;
 
 export interface DeliveryDeps {
-  db: Pick<Db, 'kysely'>;
+  db: Pick<Db, 'kysely' | 'pool'>;
   clock: Clock;
   log: Logger;
   sealer: Sealer;
@@ -141,7 +141,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
 
   const fanOut: JobDefinition<{ eventId: string }> = {
     async run(job, ctx) {
-      const found = await repo.findEventWithReceivers(ex, job.payload.eventId);
+      const found = await repo.findEventWithReceivers(db, job.payload.eventId);
       // Nothing to write (no such event, or nobody receives it): no transaction, the runner's fenced
       // DELETE ends the job. An endpoint created since does not receive the event anyway.
       if (!found || found.receivers.length === 0) return;
