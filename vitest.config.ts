@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // two at a time on the reference machine's two cores. Files are not isolated from each other: each
 // worker process runs many files, so the app's modules, PGlite's compiled WebAssembly and the
 // compiled schemas load once per worker instead of once per file, which halves the suite's time
-// (976 s → 574 s on the reference machine). What a file changes in the process (the environment,
+// (976 s → 660 s on the reference machine). What a file changes in the process (the environment,
 // per-origin caches) is put back after it by test/setup-file.ts; no test mocks modules or timers.
 export default defineConfig({
   test: {

@@ -21,6 +21,9 @@ export interface ClosedOrdersRequest {
   offset?: number;
 }
 
+const noSuchVenue = (venueId: string) => notFound(`No venue ${venueId}.`);
+const outOfScope = () => forbidden('The venue is not in this token’s scope.');
+
 export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
   return {
     /**
@@ -40,14 +43,14 @@ export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
       const early = isUuid(venueId) && Object.keys(schemaProblems).length === 0 ? zoneFreeWindow(query.from, query.until) : null;
       if (early?.ok) {
         const scoped = await repo.pageClosedOrdersInScope(db, venueId, partnerId, early, page);
-        if (!scoped) throw notFound(`No venue ${venueId}.`);
-        if (!scoped.inScope) throw forbidden('The venue is not in this token’s scope.');
+        if (!scoped) throw noSuchVenue(venueId);
+        if (!scoped.inScope) throw outOfScope();
         return withChecks(scoped);
       }
 
       const venue = isUuid(venueId) ? await repo.findVenue(db, venueId, partnerId) : null;
-      if (!venue) throw notFound(`No venue ${venueId}.`);
-      if (!venue.in_scope) throw forbidden('The venue is not in this token’s scope.');
+      if (!venue) throw noSuchVenue(venueId);
+      if (!venue.in_scope) throw outOfScope();
 
       const problems: FieldProblems = { ...schemaProblems };
       for (const field of ['from', 'until'] as const) if (query[field] === undefined) problems[field] ??= ['is required'];

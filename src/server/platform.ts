@@ -1,4 +1,3 @@
-import { buildCachedSerializer } from './serialization.ts';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
@@ -19,6 +18,7 @@ import { loggableUrl } from './logger.ts';
 import { registerMetrics } from './metrics.ts';
 import { loadGuides } from './guides.ts';
 import { registerOpenApi } from './openapi.ts';
+import { buildCachedSerializer } from './serialization.ts';
 import { validatorCompiler } from './validation.ts';
 
 // The HTTP platform every feature's routes run on: one Fastify instance over the HTTPS-only server,
@@ -67,8 +67,9 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
     // Requests that arrive while the server closes get a 503 from the hook below, in the envelope
     // (Fastify's own 503 has neither the envelope, x-request-id nor Retry-After).
     return503OnClosing: false,
-    // The response serializer compiles nullable fields with an ajv of its own: it needs the service's
-    // format names (their enum or pattern says what they accept; a serializer validates nothing).
+    // The response serializer settles the unions left after serialization.ts (those that are not
+    // "X or null") with an ajv of its own: it needs the service's format names (their enum or
+    // pattern says what they accept; a serializer validates nothing).
     serializerOpts: { ajv: { formats: Object.fromEntries(Object.keys(CUSTOM_FORMATS).map((name) => [name, true])) } },
     schemaController: { compilersFactory: { buildSerializer: buildCachedSerializer } },
     // Router and parser errors in the envelope, and every parameter its schema accepts (ERR-07, LIM-22).

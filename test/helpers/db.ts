@@ -14,7 +14,7 @@ export type StoreKind = 'pglite' | 'postgres';
 let templateBlob: Blob | undefined;
 
 /**
- * The template as PGlite reads it (`arrayBuffer()`), from bytes read once per test file: Node's own
+ * The template as PGlite reads it (`arrayBuffer()`), from bytes read once per worker process: Node's own
  * Blob gathers its 40 MB in chunks on every read, a third of a store's start.
  */
 class TemplateBlob extends Blob {
