@@ -41,14 +41,19 @@ export interface StartOptions {
   startJobs?: boolean;
 }
 
-/** A port free right now on the host (PORT=0 asks for any free port). */
-async function freePort(host: string): Promise<number> {
+/**
+ * A free port on the host, held until `release` (PORT=0 asks for any free port). The probe keeps the
+ * port bound while the service is built, seconds in sandbox mode: released earlier, an outgoing
+ * connection or another process could take it before the service listens (EADDRINUSE in CI).
+ */
+async function reservePort(host: string): Promise<{ port: number; release: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
     probe.listen(0, host, () => {
       const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
+      let released: Promise<void> | null = null;
+      resolve({ port, release: () => (released ??= new Promise<void>((done) => probe.close(() => done()))) });
     });
   });
 }
@@ -57,9 +62,11 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
   // With PORT=0 the port is chosen before anything is built, so links that name the service's own
   // address (onboarding URLs, the OpenAPI server) carry the real port.
   let config = requested;
+  let releasePort = async () => {};
   if (config.port === 0) {
-    const port = await freePort(config.host);
-    config = { ...config, port, publicBaseUrl: config.publicBaseUrlGiven ? config.publicBaseUrl : `https://localhost:${port}` };
+    const reserved = await reservePort(config.host);
+    releasePort = reserved.release;
+    config = { ...config, port: reserved.port, publicBaseUrl: config.publicBaseUrlGiven ? config.publicBaseUrl : `https://localhost:${reserved.port}` };
   }
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock;
@@ -100,6 +107,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     for (const [kind, definition] of Object.entries(app.jobs)) runner.register(kind, definition);
 
     // The server is HTTPS-only; Fastify's own listen line would say http://, so it is replaced.
+    await releasePort();
     await app.fastify.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `HTTPS listener bound to ${address.replace(/^http:/, 'https:')}` });
     steps.http = () => app.fastify.close();
     const port = (app.fastify.server.address() as AddressInfo).port;
@@ -175,6 +183,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
       close: () => (closing ??= closeAll()),
     };
   } catch (err) {
+    await releasePort();
     await closeAll();
     throw err;
   }
