@@ -49,6 +49,8 @@ export interface StartOptions {
 async function reservePort(host: string): Promise<{ port: number; release: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
+    // Never what keeps the process alive: a start that fails must still let it exit.
+    probe.unref();
     probe.once('error', reject);
     probe.listen(0, host, () => {
       const { port } = probe.address() as AddressInfo;
@@ -70,7 +72,10 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
   }
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock;
-  const store = opts.store ?? (await openStore(config));
+  const store = opts.store ?? (await openStore(config).catch(async (err) => {
+    await releasePort();
+    throw err;
+  }));
   // Shutdown order: stop taking requests and let in-flight ones finish, then the admin endpoint,
   // then jobs (a running job completes), then the store.
   const steps: { http?: () => Promise<void>; admin?: () => Promise<void>; jobs?: () => Promise<void>; simulator?: () => Promise<void>; rms?: () => Promise<void> } = {};
