@@ -112,6 +112,9 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     for (const [kind, definition] of Object.entries(app.jobs)) runner.register(kind, definition);
 
     // The server is HTTPS-only; Fastify's own listen line would say http://, so it is replaced.
+    // Fastify compiles its routes' schemas in ready(), hundreds of ms: done first, so the reserved
+    // port is free only for the instant between its release and the listen.
+    await app.fastify.ready();
     await releasePort();
     await app.fastify.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `HTTPS listener bound to ${address.replace(/^http:/, 'https:')}` });
     steps.http = () => app.fastify.close();

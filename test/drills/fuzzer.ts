@@ -188,7 +188,8 @@ function mutateValue(value: unknown, rnd: () => number): unknown {
     case 5:
       return typeof value === 'number' ? String(value) : typeof value === 'string' ? value.length : !value;
     case 6:
-      return typeof value === 'string' ? value.repeat(300) : 'y'.repeat(10_000);
+      // Long, but never past ~1 MB: a key mutated twice would otherwise grow past V8's longest string.
+      return typeof value === 'string' ? value.repeat(Math.max(1, Math.min(300, Math.floor(1_000_000 / Math.max(1, value.length))))) : 'y'.repeat(10_000);
     case 7:
       return [];
     default:
