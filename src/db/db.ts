@@ -6,6 +6,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
+import { prepareRecurringStatements } from './auto-prepare.ts';
 import { SearchPathPostgresDialect } from './dialect.ts';
 
 // One SQL dialect, one driver: PostgreSQL through `pg`, either a real server (DATABASE_URL) or the
@@ -42,6 +43,7 @@ function fromPool(
   onClose: () => Promise<void>,
   pglite?: PGlite,
 ): Db {
+  if (process.env.TMP_NO_PREPARE !== '1') pool.on('connect', prepareRecurringStatements);
   const kysely = new Kysely<DB>({ dialect: new SearchPathPostgresDialect({ pool }) });
   let closed = false;
   return {

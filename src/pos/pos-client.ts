@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
@@ -132,9 +132,12 @@ export class PosClient implements PosAdapter {
     private readonly type: Pick<PosType, 'code' | 'baseUrl' | 'apiKey' | 'ca'>,
     private readonly opts: PosClientOptions,
   ) {
-    // One keep-alive pool per POS type (its base URL).
+    // One keep-alive pool per POS type (its base URL). A POS with its own CA gets one TLS context,
+    // built here: given `ca`, every new connection parsed Node's ~140 root certificates again (a
+    // profile of the payment bench: about 30 ms of CPU per connection).
+    const secureContext = type.ca ? createSecureContext({ ca: trustFor(type.ca) }) : undefined;
     this.dispatcher = new Agent({
-      connect: { timeout: opts.connectTimeoutMs ?? 2000, ...(type.ca ? { ca: trustFor(type.ca) } : {}) },
+      connect: { timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) },
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       keepAliveTimeout: 10_000,
