@@ -19,8 +19,8 @@ import type pg from 'pg';
 // One text, one name for the life of the process (pg refuses a name reused for another text). A
 // prepared statement outlives a rolled-back transaction and is dropped with its connection.
 
-const RECUR_BEFORE_NAMING = 3;
-const PER_CONNECTION = 250;
+export const RECUR_BEFORE_NAMING = 3;
+export const PER_CONNECTION = 250;
 const TEXTS = 4000;
 
 interface Seen {

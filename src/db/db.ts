@@ -43,7 +43,7 @@ function fromPool(
   onClose: () => Promise<void>,
   pglite?: PGlite,
 ): Db {
-  if (process.env.TMP_NO_PREPARE !== '1') pool.on('connect', prepareRecurringStatements);
+  pool.on('connect', prepareRecurringStatements);
   const kysely = new Kysely<DB>({ dialect: new SearchPathPostgresDialect({ pool }) });
   let closed = false;
   return {
