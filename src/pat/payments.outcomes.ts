@@ -109,15 +109,16 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
     }, now);
   }
 
-  async function confirm(paymentId: string): Promise<repo.PaymentRow | null> {
+  /** Confirms a payment the POS confirmed; with it, the order's status as this transaction left it. */
+  async function confirm(paymentId: string): Promise<{ payment: repo.PaymentRow; orderStatus: OrderStatus } | null> {
     const now = clock.now();
     return underOrderLock(paymentId, async (tx, order) => {
       const row = await move(tx, paymentId, { type: 'pos_confirmed' }, now);
       if (row) {
         // The order this transaction locked: moving the payment did not change it.
-        await applyToOrder(tx, row, now, order);
+        const orderStatus = await applyToOrder(tx, row, now, order);
         await cancelTimeout(tx, row.id);
-        return row;
+        return { payment: row, orderStatus };
       }
       await noteLateAnswer(tx, paymentId, { status: 'confirmed' }, now);
       return null;

@@ -159,8 +159,11 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     }
   }
 
-  /** The synchronous forward of an immediate venue. */
-  async function forwardNow(ctx: VenueContext, p: repo.PaymentRow, posOrderId: string): Promise<repo.PaymentRow> {
+  /**
+   * The synchronous forward of an immediate venue. A confirmation comes with the order's status as
+   * its transaction left it, so the answer needs no re-read of the order.
+   */
+  async function forwardNow(ctx: VenueContext, p: repo.PaymentRow, posOrderId: string): Promise<{ payment: repo.PaymentRow; orderStatus: OrderStatus | null }> {
     let answer: PosPaymentAnswer;
     try {
       answer = await ctx.pos.forwardPayment(ctx.connection.pos_venue_id, posOrderId, forwardBody(p, ctx.venue.currency));
@@ -175,7 +178,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
       }
       throw err;
     }
-    if (answer.status === 'confirmed') return (await outcomes.confirm(p.id)) ?? (await repo.findById(ex, p.id))!;
+    if (answer.status === 'confirmed') return (await outcomes.confirm(p.id)) ?? { payment: (await repo.findById(ex, p.id))!, orderStatus: null };
     if (answer.status === 'failed') {
       await outcomes.giveBack(p.id, answer.failureCode);
       throw badGateway(
@@ -183,7 +186,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
       );
     }
     // An immediate POS that answers "pending" is treated as deferred rather than losing the payment.
-    return (await outcomes.acceptedPending(p, POLL_MS)) ?? (await repo.findById(ex, p.id))!;
+    return { payment: (await outcomes.acceptedPending(p, POLL_MS)) ?? (await repo.findById(ex, p.id))!, orderStatus: null };
   }
 
   /** Waits for another request's in-flight forward of the same reference to end. */
@@ -250,17 +253,19 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
         if (claimed.kind === 'race') continue;
 
         let p = claimed.payment;
+        let orderStatus = claimed.orderStatus;
         if (p.status === 'in_flight') {
-          p = await forwardNow(ctx, p, order.pos_order_id);
+          ({ payment: p, orderStatus } = await forwardNow(ctx, p, order.pos_order_id));
           // The forward has an outcome, so the claim's recover job has nothing left to do: drop it
           // now rather than let every process claim, run and delete it later. A confirmation
           // dropped it already, in its own transaction (cancelTimeout).
           if (p.status !== 'in_flight' && p.status !== 'confirmed') await cancelJob(ex, paymentJobKey.recover(p.id));
         }
         if (p.status === 'pending') p = await settleInline(p.id);
-        // Confirmed by the claim: its transaction knows the order's status when the payment took
-        // effect, so there is nothing to re-read (a payment confirmed later is viewed afresh).
-        const payment = claimed.orderStatus ? paymentView(p, claimed.orderStatus, ctx.venue.currency) : await view(p, ctx.venue.currency);
+        // Confirmed by the claim or by the forward's answer: that transaction knows the order's
+        // status when the payment took effect, so there is nothing to re-read (a payment confirmed
+        // later, by a job or a poll, is viewed afresh).
+        const payment = orderStatus ? paymentView(p, orderStatus, ctx.venue.currency) : await view(p, ctx.venue.currency);
         return { statusCode: isTerminal(p.status) ? 200 : 202, replay: false, payment };
       }
       throw new AppError('conflict', 'This externalReference is being submitted concurrently; retry shortly.');
