@@ -49,17 +49,33 @@ const RECEIVES = sql`
  * A named statement: every event runs it once, and planning it cost PostgreSQL 0.4 ms, more than
  * running it (log_min_duration_statement, bench/pat.ts).
  */
-export async function findEventWithReceivers(db: Pick<Db, 'kysely' | 'pool'>, eventId: string): Promise<{ event: OutboxRow; receivers: string[] } | null> {
-  const query = sql<OutboxRow & { receivers: string[] }>`
-    SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.created_at,
-           array(SELECT e.id::text FROM webhook_endpoints e
-                 WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND ${RECEIVES}
-                 ORDER BY e.id) AS receivers
-    FROM outbox o WHERE o.id = ${eventId}`.compile(db.kysely);
-  const r = (await queryPrepared<OutboxRow & { receivers: string[] }>(db.pool, 'webhook_event_receivers', query))[0];
-  if (!r) return null;
-  const { receivers, ...event } = r;
-  return { event, receivers };
+/**
+ * The event and the endpoints that receive it, in one named statement. When nobody receives it (or
+ * the event is gone), the same statement ends the fan-out job, fenced on its claim: `jobEnded` says
+ * whether it did (false when there are receivers, or the claim was taken over meanwhile).
+ */
+export async function findEventWithReceivers(
+  db: Pick<Db, 'kysely' | 'pool'>,
+  eventId: string,
+  fence: { jobId: string; lockedBy: string; attempts: number },
+): Promise<{ found: { event: OutboxRow; receivers: string[] } | null; jobEnded: boolean }> {
+  const query = sql<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>`
+    WITH ev AS (
+      SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.created_at,
+             array(SELECT e.id::text FROM webhook_endpoints e
+                   WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND ${RECEIVES}
+                   ORDER BY e.id) AS receivers
+      FROM outbox o WHERE o.id = ${eventId}),
+    ended AS (
+      DELETE FROM jobs
+      WHERE id = ${fence.jobId} AND locked_by = ${fence.lockedBy} AND attempts = ${fence.attempts}
+        AND NOT EXISTS (SELECT 1 FROM ev WHERE cardinality(ev.receivers) > 0)
+      RETURNING 1)
+    SELECT ev.*, EXISTS (SELECT 1 FROM ended) AS job_ended
+    FROM (SELECT 1) AS one LEFT JOIN ev ON true`.compile(db.kysely);
+  const r = (await queryPrepared<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>(db.pool, 'webhook_event_receivers', query))[0];
+  const { receivers, job_ended: jobEnded, ...event } = r;
+  return { found: event.id ? { event: event as OutboxRow, receivers: receivers ?? [] } : null, jobEnded };
 }
 
 /** Events of a window that an endpoint receives but has no delivery of (missed: disabled, or before it existed). */

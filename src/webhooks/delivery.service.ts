@@ -141,9 +141,13 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
 
   const fanOut: JobDefinition<{ eventId: string }> = {
     async run(job, ctx) {
-      const found = await repo.findEventWithReceivers(db, job.payload.eventId);
-      // Nothing to write (no such event, or nobody receives it): no transaction, the runner's fenced
-      // DELETE ends the job. An endpoint created since does not receive the event anyway.
+      // Nothing to write (no such event, or nobody receives it): the read itself ended the job,
+      // fenced on this claim, so the event costs one statement. An endpoint created since does
+      // not receive the event anyway.
+      const { found, jobEnded } = await repo.findEventWithReceivers(db, job.payload.eventId, ctx.fence);
+      if (jobEnded) return ctx.finished();
+      // Not ended with nobody to receive it: the claim was taken over; the runner's own fenced
+      // DELETE finds that out and says so.
       if (!found || found.receivers.length === 0) return;
       await ctx.transaction((tx) => enqueue(tx, found.event, found.receivers, clock.now()));
     },

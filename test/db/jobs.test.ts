@@ -12,6 +12,7 @@ import { createLogger } from '../../src/server/logger.ts';
 import { describeEachStore, describePostgres, newPostgres, newStore } from '../helpers/db.ts';
 import { ROOT } from '../helpers/cli.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { sink } from '../helpers/streams.ts';
 
 const log = createLogger('silent');
 
@@ -109,6 +110,32 @@ describeEachStore('durable jobs', (kind) => {
     await runner.runDue();
     const { rows } = await sql<{ note: string }>`SELECT note FROM effects`.execute(db.kysely);
     expect(rows.map((r) => r.note)).toEqual(['kept']);
+  });
+
+  it('a handler may end its job in its own statement, fenced on ctx.fence, and say finished(); a fence taken over removes nothing', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock();
+    const logged = sink();
+    const ended: boolean[] = [];
+    const runner = new JobRunner({ db, clock, log: createLogger('warn', logged) }).register<{ steal?: boolean }>('own', {
+      run: async (job, ctx) => {
+        if (job.payload.steal) await sql`UPDATE jobs SET locked_by = 'someone-else' WHERE id = ${job.id}`.execute(db.kysely);
+        const { jobId, lockedBy, attempts } = ctx.fence;
+        const r = await sql`DELETE FROM jobs WHERE id = ${jobId} AND locked_by = ${lockedBy} AND attempts = ${attempts}`.execute(db.kysely);
+        const gone = Number(r.numAffectedRows) === 1;
+        ended.push(gone);
+        if (gone) ctx.finished();
+      },
+    });
+    await scheduleJob(db.kysely, { kind: 'own', runAt: clock.now(), payload: {} }, clock.now());
+    await scheduleJob(db.kysely, { kind: 'own', runAt: clock.now(), payload: { steal: true } }, clock.now());
+    await runner.runDue();
+    expect(ended.sort()).toEqual([false, true]);
+    // The ended job is gone and the runner did not try to remove it again (that would log "taken
+    // over"); the stolen one is still the other process's.
+    const { rows } = await sql<{ locked_by: string }>`SELECT locked_by FROM jobs WHERE kind = 'own'`.execute(db.kysely);
+    expect(rows).toEqual([{ locked_by: 'someone-else' }]);
+    expect(logged.text.split('\n').filter((line) => line.includes('taken over'))).toHaveLength(1);
   });
 });
 
