@@ -1,5 +1,4 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -9,6 +8,7 @@ import type { TestPartner } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
 import type { HttpResponse } from '../helpers/http.ts';
 import { POS, startPatWorld, type PatWorld, type PosCode } from '../helpers/pat.ts';
+import { freePort } from '../helpers/streams.ts';
 
 // Onboarding a standalone venue (spec 3.5, 4.7; DESIGN 6.5): the link a restaurant opens, the form
 // it posts its POS location id with, the POS tables call, the duplicate-connection refusal, table
@@ -398,17 +398,6 @@ const hasChromium = existsSync(CHROMIUM);
 const inCi = process.env.CI === 'true';
 if (!hasChromium && !inCi) {
   console.warn(`onboarding browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium). CI always runs it.`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('the onboarding page in headless Chromium (JavaScript disabled)', () => {
