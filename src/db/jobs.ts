@@ -67,14 +67,29 @@ export async function scheduleJob(ex: Executor, job: ScheduleJob, now: Date): Pr
  * already has a job inserts nothing and notifies nothing (that job's own hint went out with it).
  */
 export function scheduledJob(job: ScheduleJob, now: Date): RawBuilder<unknown> {
+  return sql`${jobCte('scheduled_job', job, now)} SELECT ${notifyJobs('scheduled_job')}`;
+}
+
+/**
+ * A job's INSERT as a CTE named `name` (RETURNING its kind), for a statement that writes other rows
+ * too. With `from` (the name of an earlier CTE), the job is written only if that CTE returned a row:
+ * an event's job exists only with its event. Pair it with `notifyJobs(name)` in the statement's
+ * outer SELECT, since a CTE that only reads runs only when the outer query reads it.
+ */
+export function jobCte(name: string, job: ScheduleJob, now: Date, from?: string): RawBuilder<unknown> {
+  const values = sql`${uuidv7()}::uuid, ${job.kind}::text, ${job.dedupeKey ?? null}::text, ${JSON.stringify(job.payload ?? {})}::jsonb,
+              ${job.runAt}::timestamptz, ${now}::timestamptz`;
   return sql`
-    scheduled_job AS (
+    ${sql.raw(name)} AS (
       INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at)
-      VALUES (${uuidv7()}, ${job.kind}, ${job.dedupeKey ?? null}, ${JSON.stringify(job.payload ?? {})}::jsonb,
-              ${job.runAt}, ${now})
+      ${from ? sql`SELECT ${values} FROM (SELECT 1 FROM ${sql.raw(from)} LIMIT 1) AS gate` : sql`VALUES (${values})`}
       ON CONFLICT (dedupe_key) DO NOTHING
-      RETURNING kind)
-    SELECT pg_notify(${NOTIFY_CHANNEL}, kind) FROM scheduled_job`;
+      RETURNING kind)`;
+}
+
+/** The wake-up NOTIFY for the jobs a `jobCte(name, …)` wrote, as an expression (0 or 1 rows notified). */
+export function notifyJobs(name: string): RawBuilder<unknown> {
+  return sql`(SELECT count(pg_notify(${NOTIFY_CHANNEL}, kind)) FROM ${sql.raw(name)})`;
 }
 
 /** Makes a scheduled job due now (if it is later); false when no job has that key. */

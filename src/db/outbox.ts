@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { uuidv7 } from '../lib/ids.ts';
 import type { Executor } from './db.ts';
-import { scheduledJob } from './jobs.ts';
+import { jobCte, notifyJobs } from './jobs.ts';
 
 // The outbox: one way for every feature to say "this happened". A feature calls emit() inside the
 // transaction of its change, so the event exists exactly when the change commits (none for a
@@ -34,6 +34,26 @@ export const OUTBOX_EVENT_JOB = 'outbox.event';
 
 /** Writes an event in the caller's transaction; returns its id (time-ordered: a UUIDv7). */
 export async function emit(tx: Executor, scope: OutboxScope, event: OutboxEvent, now: Date): Promise<string> {
+  const emitted = emitting('emitted', scope, event, now);
+  // One round trip (issue 14): the counter, the event, its fan-out job and the job's NOTIFY.
+  await sql`WITH ${emitted.ctes} SELECT ${emitted.notify}`.execute(tx);
+  return emitted.id;
+}
+
+/**
+ * emit() as parts of a caller's own statement, so a change and its event are one round trip: the
+ * counter, the event and its fan-out job as CTEs named `<name>_seq`, `<name>_event` and
+ * `<name>_job`, written only when `when` holds (a condition on the caller's CTEs, e.g. that its
+ * INSERT wrote a row), and the NOTIFY expression the caller's outer SELECT must read. The same rows
+ * emit() writes; emit() is this, alone in its statement.
+ */
+export function emitting(
+  name: string,
+  scope: OutboxScope,
+  event: OutboxEvent,
+  now: Date,
+  when: RawBuilder<unknown> = sql`true`,
+): { id: string; ctes: RawBuilder<unknown>; notify: RawBuilder<unknown> } {
   if (!EVENT_TYPE.test(event.type)) throw new Error(`outbox: event type "${event.type}" is not dotted lower-case (e.g. payment.confirmed)`);
   if (!scope.partnerId && !scope.venueId) throw new Error('outbox: an event needs a partner or a venue to be delivered to');
   const id = uuidv7();
@@ -41,16 +61,17 @@ export async function emit(tx: Executor, scope: OutboxScope, event: OutboxEvent,
   // the numbers of one entity follow the order its changes commit in. The kind (the type's first
   // segment) keeps a payment and a booking that happen to share an id apart.
   const kind = event.type.slice(0, event.type.indexOf('.'));
-  // One round trip (issue 14): the counter, the event, its fan-out job and the job's NOTIFY.
-  await sql`WITH seq AS (
-              INSERT INTO outbox_sequences (entity_kind, entity_id, last) VALUES (${kind}, ${event.entityId}, 1)
+  const seq = sql.raw(`${name}_seq`);
+  const ctes = sql`${seq} AS (
+              INSERT INTO outbox_sequences (entity_kind, entity_id, last) SELECT ${kind}::text, ${event.entityId}::text, 1 WHERE ${when}
               ON CONFLICT (entity_kind, entity_id) DO UPDATE SET last = outbox_sequences.last + 1
               RETURNING last),
-            new_event AS (
+            ${sql.raw(`${name}_event`)} AS (
               INSERT INTO outbox (id, partner_id, venue_id, type, entity_id, data, created_at, sequence)
               SELECT ${id}::uuid, ${scope.partnerId ?? null}::uuid, ${scope.venueId ?? null}::uuid, ${event.type}::text,
-                     ${event.entityId}::text, ${JSON.stringify(event.data)}::jsonb, ${now}::timestamptz, seq.last
-              FROM seq),
-            ${scheduledJob({ kind: OUTBOX_EVENT_JOB, runAt: now, payload: { eventId: id } }, now)}`.execute(tx);
-  return id;
+                     ${event.entityId}::text, ${JSON.stringify(event.data)}::jsonb, ${now}::timestamptz, ${seq}.last
+              FROM ${seq}
+              RETURNING id),
+            ${jobCte(`${name}_job`, { kind: OUTBOX_EVENT_JOB, runAt: now, payload: { eventId: id } }, now, `${name}_event`)}`;
+  return { id, ctes, notify: notifyJobs(`${name}_job`) };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import { emit } from '../db/outbox.ts';
+import { emit, emitting, type OutboxEvent, type OutboxScope } from '../db/outbox.ts';
 import type { OrderRow } from '../pos-mirror/orders.fns.ts';
 import { paymentView, type Move, type PaymentStatus } from './payments.fns.ts';
 
@@ -89,14 +89,20 @@ function paymentOf({ venue_currency: _currency, ...row }: WrittenPayment): Payme
 /**
  * A payment that reaches confirmed or failed is announced in the same transaction (outbox:
  * `payment.confirmed` / `payment.failed`, for the partner whose payment it is). Every statement that
- * writes a payment's status calls it (insertPayment, moveStatus, claimOrder; a new one must too),
- * with the venue's currency its RETURNING read (VENUE_CURRENCY).
+ * writes a payment's status calls it (insertPayment, moveStatus; a new one must too), with the
+ * venue's currency its RETURNING read (VENUE_CURRENCY); claimOrder writes the same event
+ * (outcomeEvent) within its own statement.
  */
 export async function announceOutcome(ex: Executor, written: WrittenPayment | undefined, now: Date): Promise<void> {
-  if (!written || (written.status !== 'confirmed' && written.status !== 'failed')) return;
-  const p = paymentOf(written);
-  const { orderStatus: _o, ...view } = paymentView(p, null, written.venue_currency);
-  await emit(ex, { partnerId: p.partner_id, venueId: p.venue_id }, { type: `payment.${p.status}`, entityId: p.id, data: { ...view, venueId: p.venue_id } }, now);
+  const outcome = written && outcomeEvent(paymentOf(written), written.venue_currency);
+  if (outcome) await emit(ex, outcome.scope, outcome.event, now);
+}
+
+/** The `payment.confirmed` / `payment.failed` event of a payment in that status; null in any other. */
+function outcomeEvent(p: PaymentRow, venueCurrency: string): { scope: OutboxScope; event: OutboxEvent } | null {
+  if (p.status !== 'confirmed' && p.status !== 'failed') return null;
+  const { orderStatus: _o, ...view } = paymentView(p, null, venueCurrency);
+  return { scope: { partnerId: p.partner_id, venueId: p.venue_id }, event: { type: `payment.${p.status}`, entityId: p.id, data: { ...view, venueId: p.venue_id } } };
 }
 
 /**
@@ -178,9 +184,16 @@ export type ClaimResult = { order: LockedOrder; payment: PaymentRow | null };
  * with fresh reads, under the lock this statement took. `order` is the locked order as it stands
  * under that lock, so the caller needs no second lock to settle it. Run it in the claim's transaction.
  */
-export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promise<ClaimResult> {
+export async function claimOrder(tx: Executor, p: NewPayment, now: Date, venueCurrency: string): Promise<ClaimResult> {
   const confirmed = p.status === 'confirmed';
-  const { rows } = await sql<WrittenPayment & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number }>`
+  // A payment recorded confirmed at once (no forwarding) is announced like every status write, by
+  // this same statement and only if it inserted the payment (one round trip fewer per payment). The
+  // event is built from the row as this statement writes it.
+  const outcome = confirmed
+    ? outcomeEvent({ ...p, failure_code: null, forwarded: false, confirmed_at: now, terminal_at: now, late_pos_status: null, final_check_at: null, updated_at: now }, venueCurrency)
+    : null;
+  const announced = outcome ? emitting('announced', outcome.scope, outcome.event, now, sql`EXISTS (SELECT 1 FROM ins)`) : null;
+  const { rows } = await sql<PaymentRow & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number; claim_notified?: number }>`
     WITH o AS (SELECT id, status, prepayment_minor FROM orders WHERE id = ${p.order_id} FOR UPDATE),
     ins AS (
       INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
@@ -191,13 +204,13 @@ export async function claimOrder(tx: Executor, p: NewPayment, now: Date): Promis
              ${p.deadline_at}::timestamptz, ${now}::timestamptz
       FROM o WHERE o.status = 'open'
       ON CONFLICT DO NOTHING
-      RETURNING *, ${VENUE_CURRENCY})
-    SELECT o.status AS claim_order_status, o.prepayment_minor AS claim_order_prepayment_minor, ins.* FROM o LEFT JOIN ins ON true`.execute(tx);
+      RETURNING *)${announced ? sql`,
+    ${announced.ctes}` : sql``}
+    SELECT o.status AS claim_order_status, o.prepayment_minor AS claim_order_prepayment_minor, ins.*${announced ? sql`, ${announced.notify} AS claim_notified` : sql``}
+    FROM o LEFT JOIN ins ON true`.execute(tx);
   const r = rows[0];
   if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
-  const { claim_order_status: status, claim_order_prepayment_minor: prepayment_minor, ...inserted } = r;
-  const written = inserted.id ? (inserted as WrittenPayment) : null;
-  // A payment recorded confirmed at once (no forwarding) is announced like every status write.
-  if (written) await announceOutcome(tx, written, now);
-  return { order: { id: p.order_id, status, prepayment_minor }, payment: written && paymentOf(written) };
+  const { claim_order_status: status, claim_order_prepayment_minor: prepayment_minor, claim_notified: _n, ...inserted } = r;
+  const written = inserted.id ? (inserted as PaymentRow) : null;
+  return { order: { id: p.order_id, status, prepayment_minor }, payment: written };
 }

@@ -136,7 +136,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
             status: recordedStatus(event),
             recorded_at: now,
             deadline_at: deadline,
-          }, now);
+          }, now, ctx.venue.currency);
           ({ payment, order } = claimed);
           // Refused by a unique index or the order's status, yet nothing found to say why: the
           // other claim has gone meanwhile, so try again.

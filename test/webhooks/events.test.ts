@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../helpers/db.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -64,6 +65,25 @@ describeEachStore('catalogue events from the real flows', (store) => {
     expect(paid.body.status).toBe('confirmed');
     const confirmed = await received('payment.confirmed', (d) => d.paymentId === paid.body.paymentId);
     expect(confirmed.data).toMatchObject({ paymentId: paid.body.paymentId, venueId: plain.venueId, amount: 2, type: 'partial' });
+  });
+
+  it('[WHK-10] a payment recorded confirmed at once is announced once, by its claim; a claim that records nothing announces nothing', async () => {
+    const plain = await w.connectVenue({ posType: POS.noForwarding });
+    await w.openOrder(plain.posVenueId, { tables: ['4'], checks: [{ items: [{ sku: 'WINE', quantity: 1 }] }] as never });
+    const bill = await w.bill(plain, '4');
+    const ref = `wh-once-${Date.now()}`;
+    const paid = await w.pay(plain, bill.body.orderId, { externalReference: ref, amount: bill.body.totals.totalDue, type: 'full' });
+    expect(paid.body.status).toBe('confirmed');
+    // A replay of the same reference and a payment on the order it closed record nothing.
+    const replay = await w.pay(plain, bill.body.orderId, { externalReference: ref, amount: bill.body.totals.totalDue, type: 'full' });
+    expect(replay.status).toBe(200);
+    const refused = await w.pay(plain, bill.body.orderId, { externalReference: `${ref}-late`, amount: 1, type: 'partial' });
+    expect(refused.status).toBe(422);
+    const { rows } = await sql<{ entity_id: string; sequence: number }>`
+      SELECT entity_id, sequence FROM outbox WHERE type = 'payment.confirmed' AND venue_id = ${plain.venueId}`.execute(w.app.db.kysely);
+    expect(rows).toEqual([{ entity_id: paid.body.paymentId, sequence: 1 }]);
+    const confirmed = await received('payment.confirmed', (d) => d.paymentId === paid.body.paymentId);
+    expect(confirmed.data).toMatchObject({ ...Object.fromEntries(Object.entries(paid.body).filter(([k]) => k !== 'orderStatus')), venueId: plain.venueId, entityId: paid.body.paymentId, sequence: 1 });
   });
 
   it('[WHK-10] a failed payment emits payment.failed', async () => {
