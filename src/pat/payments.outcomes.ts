@@ -68,7 +68,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
       close = isSettled(totals);
     }
     if (!close) return 'open';
-    await orders.closeByPat(tx, order.id, now, payment.payment_method);
+    await orders.closeByPat(tx, order, now, payment.payment_method);
     return 'closed';
   }
 

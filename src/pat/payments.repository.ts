@@ -163,12 +163,13 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
 
 
 /** What settling a payment needs of its order (payments.outcomes.ts applyToOrder), as the order's lock read it. */
-export type LockedOrder = Pick<OrderRow, 'id' | 'status' | 'prepayment_minor'>;
+/** The order as a payment's lock reads it: enough to settle it and to announce its close. */
+export type LockedOrder = Pick<OrderRow, 'id' | 'status' | 'prepayment_minor' | 'venue_id' | 'pos_order_id'>;
 
 /** Locks the order of a payment (the lock every change of a payment's status takes first); null for no such payment. */
 export async function lockOrderOfPayment(tx: Executor, paymentId: string): Promise<LockedOrder | null> {
   const { rows } = await sql<LockedOrder>`
-    SELECT o.id, o.status, o.prepayment_minor FROM orders o
+    SELECT o.id, o.status, o.prepayment_minor, o.venue_id, o.pos_order_id FROM orders o
     WHERE o.id = (SELECT order_id FROM payments WHERE id = ${paymentId}) FOR UPDATE`.execute(tx);
   return rows[0] ?? null;
 }
@@ -193,8 +194,10 @@ export async function claimOrder(tx: Executor, p: NewPayment, now: Date, venueCu
     ? outcomeEvent({ ...p, failure_code: null, forwarded: false, confirmed_at: now, terminal_at: now, late_pos_status: null, final_check_at: null, updated_at: now }, venueCurrency)
     : null;
   const announced = outcome ? emitting('announced', outcome.scope, outcome.event, now, sql`EXISTS (SELECT 1 FROM ins)`) : null;
-  const { rows } = await sql<PaymentRow & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number; claim_notified?: number }>`
-    WITH o AS (SELECT id, status, prepayment_minor FROM orders WHERE id = ${p.order_id} FOR UPDATE),
+  const { rows } = await sql<
+    PaymentRow & { claim_order_status: OrderRow['status']; claim_order_prepayment_minor: number; claim_order_venue_id: string; claim_order_pos_order_id: string; claim_notified?: number }
+  >`
+    WITH o AS (SELECT id, status, prepayment_minor, venue_id, pos_order_id FROM orders WHERE id = ${p.order_id} FOR UPDATE),
     ins AS (
       INSERT INTO payments (id, partner_id, external_reference, venue_id, order_id, type, amount_minor, tip_minor, currency,
                             payment_method, status, recorded_at, confirmed_at, terminal_at, deadline_at, updated_at)
@@ -206,11 +209,15 @@ export async function claimOrder(tx: Executor, p: NewPayment, now: Date, venueCu
       ON CONFLICT DO NOTHING
       RETURNING *)${announced ? sql`,
     ${announced.ctes}` : sql``}
-    SELECT o.status AS claim_order_status, o.prepayment_minor AS claim_order_prepayment_minor, ins.*${announced ? sql`, ${announced.notify} AS claim_notified` : sql``}
+    SELECT o.status AS claim_order_status, o.prepayment_minor AS claim_order_prepayment_minor,
+           o.venue_id AS claim_order_venue_id, o.pos_order_id AS claim_order_pos_order_id, ins.*${announced ? sql`, ${announced.notify} AS claim_notified` : sql``}
     FROM o LEFT JOIN ins ON true`.execute(tx);
   const r = rows[0];
   if (!r) throw new Error(`claimOrder: no order ${p.order_id}`);
-  const { claim_order_status: status, claim_order_prepayment_minor: prepayment_minor, claim_notified: _n, ...inserted } = r;
+  const {
+    claim_order_status: status, claim_order_prepayment_minor: prepayment_minor, claim_order_venue_id: venue_id, claim_order_pos_order_id: pos_order_id,
+    claim_notified: _n, ...inserted
+  } = r;
   const written = inserted.id ? (inserted as PaymentRow) : null;
-  return { order: { id: p.order_id, status, prepayment_minor }, payment: written };
+  return { order: { id: p.order_id, status, prepayment_minor, venue_id, pos_order_id }, payment: written };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import { emit } from '../db/outbox.ts';
+import { emit, emitting, type OutboxEvent, type OutboxScope } from '../db/outbox.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { CheckRow, OrderRow, StoredOrder } from './orders.fns.ts';
 
@@ -134,32 +134,57 @@ function sameOrderState(row: OrderRow, order: StoredOrder, closedAt: Date | null
  * weeks of history, which are not news.
  */
 export async function announceClosed(ex: Executor, row: OrderRow, now: Date): Promise<void> {
-  await emit(ex, { venueId: row.venue_id }, {
-    type: 'order.closed',
-    entityId: row.id,
-    data: { orderId: row.id, venueId: row.venue_id, posOrderId: row.pos_order_id, closedAt: row.closed_at?.toISOString() ?? null, closedBy: row.closed_by },
-  }, now);
+  const { scope, event } = closedEvent(row, row.closed_at, row.closed_by);
+  await emit(ex, scope, event, now);
+}
+
+/** The `order.closed` event of an order (the one way its data is built). */
+function closedEvent(
+  order: Pick<OrderRow, 'id' | 'venue_id' | 'pos_order_id'>,
+  closedAt: Date | null,
+  closedBy: OrderRow['closed_by'],
+): { scope: OutboxScope; event: OutboxEvent } {
+  return {
+    scope: { venueId: order.venue_id },
+    event: {
+      type: 'order.closed',
+      entityId: order.id,
+      data: { orderId: order.id, venueId: order.venue_id, posOrderId: order.pos_order_id, closedAt: closedAt?.toISOString() ?? null, closedBy },
+    },
+  };
 }
 
 const isRecent = (at: Date | null, now: Date) => at !== null && now.getTime() - at.getTime() < 86_400_000;
 
 /**
- * Closes an order in the service (a confirmed payment settled it): its open checks close too.
- * Returns the closed order, or null when it was not open.
+ * Closes an order in the service (a confirmed payment settled it): its open checks close too, and
+ * `order.closed` is emitted, all in one statement. Returns the closed order, or null when it was
+ * not open (then nothing is written and nothing emitted).
  */
-export async function closeOrderByPat(ex: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<OrderRow | null> {
+export async function closeOrderByPat(
+  ex: Executor,
+  order: Pick<OrderRow, 'id' | 'venue_id' | 'pos_order_id'>,
+  now: Date,
+  paymentMethod: string | null,
+): Promise<OrderRow | null> {
+  // The event as the close writes the row (closed_at = now, closed_by = 'pat'), gated on the close.
+  const { scope, event } = closedEvent(order, now, 'pat');
+  const announced = emitting('closed', scope, event, now, sql`EXISTS (SELECT 1 FROM closed_order)`);
   // One round trip: a data-modifying WITH runs whether or not the outer statement reads it.
-  const { rows } = await sql<OrderRow>`
+  const { rows } = await sql<OrderRow & { closed_notified: number }>`
     WITH closed_order AS (
       UPDATE orders SET status = 'closed', closed_at = ${now}, closed_by = 'pat', updated_at = ${now}
-      WHERE id = ${orderId} AND status = 'open'
+      WHERE id = ${order.id} AND status = 'open'
       RETURNING *),
     closed_checks AS (
       UPDATE order_checks SET status = 'closed', closed_at = ${now}, updated_at = ${now},
         payment_method = coalesce(${paymentMethod}, payment_method)
-      WHERE order_id = ${orderId} AND status = 'open')
-    SELECT * FROM closed_order`.execute(ex);
-  return rows[0] ?? null;
+      WHERE order_id = ${order.id} AND status = 'open'),
+    ${announced.ctes}
+    SELECT closed_order.*, ${announced.notify} AS closed_notified FROM closed_order`.execute(ex);
+  if (!rows[0]) return null;
+  const { closed_notified: _n, ...closed } = rows[0];
+  return closed;
 }
 
 /** What a seated reservation fixes on its order (the rest comes from the POS). */

@@ -72,10 +72,9 @@ export function createOrdersService({ db, clock, log }: OrdersServiceDeps) {
     },
 
     /** Closes an order in the service (a confirmed payment settled it), in the caller's transaction. */
-    async closeByPat(tx: Executor, orderId: string, now: Date, paymentMethod: string | null): Promise<void> {
-      // The UPDATE returns the closed row, so the announcement needs no re-read.
-      const closed = await repo.closeOrderByPat(tx, orderId, now, paymentMethod);
-      if (closed) await repo.announceClosed(tx, closed, now);
+    async closeByPat(tx: Executor, order: Pick<OrderRow, 'id' | 'venue_id' | 'pos_order_id'>, now: Date, paymentMethod: string | null): Promise<void> {
+      // One statement: the close, its checks and its order.closed event.
+      await repo.closeOrderByPat(tx, order, now, paymentMethod);
     },
   };
 }

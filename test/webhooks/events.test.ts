@@ -84,6 +84,14 @@ describeEachStore('catalogue events from the real flows', (store) => {
     expect(rows).toEqual([{ entity_id: paid.body.paymentId, sequence: 1 }]);
     const confirmed = await received('payment.confirmed', (d) => d.paymentId === paid.body.paymentId);
     expect(confirmed.data).toMatchObject({ ...Object.fromEntries(Object.entries(paid.body).filter(([k]) => k !== 'orderStatus')), venueId: plain.venueId, entityId: paid.body.paymentId, sequence: 1 });
+    // The close that payment made is announced once, by the close's own statement, as the row reads.
+    const order = (await sql<{ pos_order_id: string; closed_at: Date; closed_by: string }>`
+      SELECT pos_order_id, closed_at, closed_by FROM orders WHERE id = ${bill.body.orderId}`.execute(w.app.db.kysely)).rows[0];
+    const closedRows = await sql<{ data: unknown }>`SELECT data FROM outbox WHERE type = 'order.closed' AND entity_id = ${bill.body.orderId}`.execute(w.app.db.kysely);
+    expect(closedRows.rows).toEqual([
+      { data: { orderId: bill.body.orderId, venueId: plain.venueId, posOrderId: order.pos_order_id, closedAt: order.closed_at.toISOString(), closedBy: 'pat' } },
+    ]);
+    expect(order.closed_by).toBe('pat');
   });
 
   it('[WHK-10] a failed payment emits payment.failed', async () => {
