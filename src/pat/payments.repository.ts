@@ -162,8 +162,10 @@ export async function recordLateStatus(ex: Executor, id: string, status: string,
 }
 
 
-/** What settling a payment needs of its order (payments.outcomes.ts applyToOrder), as the order's lock read it. */
-/** The order as a payment's lock reads it: enough to settle it and to announce its close. */
+/**
+ * What settling a payment needs of its order (payments.outcomes.ts applyToOrder), as the order's
+ * lock read it: enough to settle it and to announce its close.
+ */
 export type LockedOrder = Pick<OrderRow, 'id' | 'status' | 'prepayment_minor' | 'venue_id' | 'pos_order_id'>;
 
 /** Locks the order of a payment (the lock every change of a payment's status takes first); null for no such payment. */

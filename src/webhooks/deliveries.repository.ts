@@ -45,14 +45,11 @@ const RECEIVES = sql`
 
 /**
  * An event and the enabled endpoints that receive it and existed when it happened, in one read
- * (issue 14: the fan-out job's only statement when nobody receives it). Null without the event.
- * A named statement: every event runs it once, and planning it cost PostgreSQL 0.4 ms, more than
- * running it (log_min_duration_statement, bench/pat.ts).
- */
-/**
- * The event and the endpoints that receive it, in one named statement. When nobody receives it (or
- * the event is gone), the same statement ends the fan-out job, fenced on its claim: `jobEnded` says
- * whether it did (false when there are receivers, or the claim was taken over meanwhile).
+ * (`found` null without the event). When nobody receives it (or the event is gone), the same
+ * statement ends the fan-out job, fenced on its claim, so that is the job's only statement:
+ * `jobEnded` says whether it did (false when there are receivers, or the claim was taken over
+ * meanwhile). A named statement: every event runs it once, and planning it cost PostgreSQL 0.4 ms,
+ * more than running it (log_min_duration_statement, bench/pat.ts).
  */
 export async function findEventWithReceivers(
   db: Pick<Db, 'kysely' | 'pool'>,
