@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/db.ts';
-import { queryPrepared } from '../db/prepared.ts';
 import type { CheckRow, OrderRow } from '../pos-mirror/orders.fns.ts';
 
 // SQL of the closed-order history (spec 4.8): read-only, from the orders the POS sync and
@@ -9,7 +8,7 @@ import type { CheckRow, OrderRow } from '../pos-mirror/orders.fns.ts';
 // Every statement here runs on each request, outside any transaction, with a text that never varies:
 // prepared statements (issue 14), parsed and planned once per pooled connection.
 
-type Reader = Pick<Db, 'kysely' | 'pool'>;
+type Reader = Pick<Db, 'kysely'>;
 
 export interface AnalyticsVenueRef {
   id: string;
@@ -33,7 +32,7 @@ export async function findVenue(db: Reader, venueId: string, partnerId: string):
     SELECT v.id, v.timezone,
            EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = ${partnerId} AND pv.venue_id = v.id) AS in_scope
     FROM venues v WHERE v.id = ${venueId}`.compile(db.kysely);
-  return (await queryPrepared<AnalyticsVenueRef>(db.pool, 'analytics_find_venue', query))[0] ?? null;
+  return (await db.kysely.executeQuery<AnalyticsVenueRef>(query)).rows[0] ?? null;
 }
 
 const closedInWindow = (venueId: string, window: { from: Date; until: Date }) =>
@@ -67,7 +66,7 @@ export async function pageClosedOrders(
   window: { from: Date; until: Date },
   page: { limit: number; offset: number },
 ): Promise<{ total: number; orders: ClosedOrderRow[] }> {
-  const rows = await queryPrepared<ClosedOrderRow & { total: number }>(db.pool, 'analytics_closed_orders_page', closedOrdersPageQuery(venueId, window, page).compile(db.kysely));
+  const rows = (await db.kysely.executeQuery<ClosedOrderRow & { total: number }>(closedOrdersPageQuery(venueId, window, page).compile(db.kysely))).rows;
   const total = rows[0]?.total ?? 0;
   return { total, orders: rows.filter((r) => r.id !== null).map(({ total: _total, ...order }) => order) };
 }
@@ -90,7 +89,7 @@ export async function pageClosedOrdersInScope(
           FROM venues WHERE id = ${venueId}) v
     LEFT JOIN LATERAL (SELECT count(*)::int AS total FROM orders WHERE v.in_scope AND ${closedInWindow(venueId, window)}) c ON true
     LEFT JOIN LATERAL (SELECT * FROM (${closedPage(venueId, window, page)}) p WHERE v.in_scope) o ON true`.compile(db.kysely);
-  const rows = await queryPrepared<ClosedOrderRow & { in_scope: boolean; total: number }>(db.pool, 'analytics_closed_orders_page_in_scope', query);
+  const rows = (await db.kysely.executeQuery<ClosedOrderRow & { in_scope: boolean; total: number }>(query)).rows;
   if (rows.length === 0) return null;
   return {
     inScope: rows[0].in_scope,
@@ -111,5 +110,5 @@ export function checksQuery(orderIds: string[]) {
 
 export async function listChecks(db: Reader, orderIds: string[]): Promise<ClosedCheckRow[]> {
   if (orderIds.length === 0) return [];
-  return queryPrepared<ClosedCheckRow>(db.pool, 'analytics_closed_order_checks', checksQuery(orderIds).compile(db.kysely));
+  return (await db.kysely.executeQuery<ClosedCheckRow>(checksQuery(orderIds).compile(db.kysely))).rows;
 }

@@ -11,7 +11,7 @@ import { DEFAULT_ORDERS_LIMIT, type ClosedOrderList } from './orders.schemas.ts'
 // field at once).
 
 export interface AnalyticsOrdersDeps {
-  db: Pick<Db, 'kysely' | 'pool'>;
+  db: Pick<Db, 'kysely'>;
 }
 
 export interface ClosedOrdersRequest {

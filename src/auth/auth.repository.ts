@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
-import { queryPrepared } from '../db/prepared.ts';
 import type { AccessKind } from '../server/auth.ts';
 
 // SQL for partners, their credentials and their venue scope. Secrets appear here only as hashes.
@@ -55,22 +54,22 @@ export interface EpochedCredentialRow extends CredentialRow {
   auth_epoch: string;
 }
 
-export async function findApiKey(db: Pick<Db, 'kysely' | 'pool'>, keyHash: string): Promise<EpochedCredentialRow | null> {
+export async function findApiKey(db: Pick<Db, 'kysely'>, keyHash: string): Promise<EpochedCredentialRow | null> {
   const query = sql<EpochedCredentialRow>`
     SELECT k.partner_id, p.name AS partner_name, p.access, p.active, k.revoked_at, NULL::timestamptz AS expires_at,
            (SELECT epoch FROM auth_epoch) AS auth_epoch
     FROM api_keys k JOIN partners p ON p.id = k.partner_id
     WHERE k.key_hash = ${keyHash}`.compile(db.kysely);
-  return (await queryPrepared<EpochedCredentialRow>(db.pool, 'auth_find_api_key', query))[0] ?? null;
+  return (await db.kysely.executeQuery<EpochedCredentialRow>(query)).rows[0] ?? null;
 }
 
-export async function findToken(db: Pick<Db, 'kysely' | 'pool'>, tokenHash: string): Promise<EpochedCredentialRow | null> {
+export async function findToken(db: Pick<Db, 'kysely'>, tokenHash: string): Promise<EpochedCredentialRow | null> {
   const query = sql<EpochedCredentialRow>`
     SELECT t.partner_id, p.name AS partner_name, p.access, p.active, t.revoked_at, t.expires_at,
            (SELECT epoch FROM auth_epoch) AS auth_epoch
     FROM access_tokens t JOIN partners p ON p.id = t.partner_id
     WHERE t.token_hash = ${tokenHash}`.compile(db.kysely);
-  return (await queryPrepared<EpochedCredentialRow>(db.pool, 'auth_find_token', query))[0] ?? null;
+  return (await db.kysely.executeQuery<EpochedCredentialRow>(query)).rows[0] ?? null;
 }
 
 export async function findClient(

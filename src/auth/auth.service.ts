@@ -22,7 +22,7 @@ export interface IssuedToken {
 }
 
 export interface AuthServiceDeps {
-  db: Pick<Db, 'kysely' | 'pool'>;
+  db: Pick<Db, 'kysely'>;
   clock: Clock;
   accessTokenTtlS: number;
   /** Where checked credentials are kept between requests (none: every request looks its credential up). */

@@ -1,6 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
-import { queryPrepared } from '../db/prepared.ts';
 import { likeContains, type Page } from '../lib/pagination.ts';
 import type { Translations } from './translations.fns.ts';
 
@@ -194,9 +193,9 @@ type PageRow = VenueView & { list_version: number | null };
  * A page of venues. One asked before (`known`) is read from its ids while the list version
  * stands; if it has moved on, the page is computed again (two statements, once per change).
  */
-export async function listVenues(db: Pick<Db, 'kysely' | 'pool'>, partnerId: string, f: VenueFilters, page: Page, known?: KnownPage): Promise<PageRow[]> {
+export async function listVenues(db: Pick<Db, 'kysely'>, partnerId: string, f: VenueFilters, page: Page, known?: KnownPage): Promise<PageRow[]> {
   if (known) {
-    const rows = await queryPrepared<PageRow>(db.pool, 'content_venue_known_page', knownPageQuery(partnerId, known).compile(db.kysely));
+    const rows = (await db.kysely.executeQuery<PageRow>(knownPageQuery(partnerId, known).compile(db.kysely))).rows;
     if (rows.length > 0) return rows;
   }
   return (await venuePageQuery(partnerId, f, page).execute(db.kysely)).rows;

@@ -19,7 +19,7 @@ import type { CreateVenueBody, ListVenuesQuery, UpdateVenueBody, Venue } from '.
 // the venue's details (spec 2.2).
 
 export interface VenuesDeps {
-  db: Pick<Db, 'kysely' | 'pool'>;
+  db: Pick<Db, 'kysely'>;
   clock: Clock;
   publicBaseUrl: string;
 }

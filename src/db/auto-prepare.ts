@@ -2,13 +2,14 @@ import type pg from 'pg';
 
 // Every statement the service sends through Kysely with parameters becomes a named (prepared)
 // statement once its text has recurred, so PostgreSQL parses it once per connection and, when its
-// plan does not depend on the values, plans it once too (issue 14). Kysely cannot name a statement
-// and most of the hot path's statements run inside transactions, where `queryPrepared`
-// (prepared.ts) cannot reach them: under the payment bench, parsing and planning those unnamed
-// statements was nearly half of PostgreSQL's CPU per payment (4.95 → 2.72 ms once named).
+// plan does not depend on the values, plans it once too (issue 14). Kysely cannot name a statement,
+// and most of the hot path's statements run inside transactions: under the payment bench, parsing
+// and planning them unnamed was nearly half of PostgreSQL's CPU per payment (4.95 → 2.72 ms once
+// named). The hot reads outside transactions (the stored bill, authentication, analytics) are
+// prepared the same way; nothing names a statement by hand.
 //
 // The name is given at the driver, on each pooled client, to `query(text, values)` calls (Kysely's
-// form; a query config object, as `queryPrepared` sends, passes untouched):
+// form; a query config object, which names itself or asks for a cursor, passes untouched):
 // - only with parameters: a statement without any goes by the simple protocol, which is how
 //   migrations send scripts of several statements and transactions their BEGIN and COMMIT;
 // - only once the same text has been seen RECUR_BEFORE_NAMING times in this process, so one-off

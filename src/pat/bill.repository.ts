@@ -1,6 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/db.ts';
-import { queryPrepared } from '../db/prepared.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { VenueWithConnection } from '../pos-mirror/connections.service.ts';
 import type { StoredCheck } from '../pos-mirror/orders.fns.ts';
@@ -11,7 +10,7 @@ import { SCOPED_VENUE_FROM } from './scope.repository.ts';
 // The stored bill in one statement (issue 14): the venue in the partner's scope with its POS
 // connection, the table, the table's open order, its open checks and its confirmed payments. It
 // was six round trips; on two cores shared with PostgreSQL, each one costs more than the work it
-// carries. Read-only and outside any transaction, so it is a prepared statement. It reads the
+// carries. Prepared, like every recurring statement (db/auto-prepare.ts). It reads the
 // POS mirror's tables directly (a read model of the mirror, see docs/decisions.md, issue 14); the
 // mirror still owns every write to them.
 
@@ -69,8 +68,8 @@ const STORED_BILL = (partnerId: string, venueId: string, tableId: string | null)
  * The stored bill of a table; `scoped` null when the venue is not the partner's. venueId must be a
  * UUID; a tableId that is not one matches no table.
  */
-export async function findStoredBill(db: Pick<Db, 'kysely' | 'pool'>, partnerId: string, venueId: string, tableId: string): Promise<StoredBillRow> {
-  const [r] = await queryPrepared<Row>(db.pool, 'pat_stored_bill', STORED_BILL(partnerId, venueId, isUuid(tableId) ? tableId : null).compile(db.kysely));
+export async function findStoredBill(db: Pick<Db, 'kysely'>, partnerId: string, venueId: string, tableId: string): Promise<StoredBillRow> {
+  const [r] = (await db.kysely.executeQuery<Row>(STORED_BILL(partnerId, venueId, isUuid(tableId) ? tableId : null).compile(db.kysely))).rows;
   if (!r) return { scoped: null, table: null, order: null, checks: [], payments: [] };
   return {
     scoped: venueWithConnectionOf(r),
@@ -85,9 +84,9 @@ export async function findStoredBill(db: Pick<Db, 'kysely' | 'pool'>, partnerId:
  * The open checks and confirmed payments of one order, in one statement: what a live bill adds to
  * the order it has just read from the POS (two round trips before, issue 14).
  */
-export async function findBillParts(db: Pick<Db, 'kysely' | 'pool'>, orderId: string): Promise<{ checks: BillCheck[]; payments: PaymentForBill[] }> {
+export async function findBillParts(db: Pick<Db, 'kysely'>, orderId: string): Promise<{ checks: BillCheck[]; payments: PaymentForBill[] }> {
   const query = sql<{ checks: BillCheck[] | null; payments: PaymentForBill[] | null }>`
     SELECT ${OPEN_CHECKS(sql`${orderId}::uuid`)} AS checks, ${CONFIRMED_PAYMENTS(sql`${orderId}::uuid`)} AS payments`.compile(db.kysely);
-  const [r] = await queryPrepared<{ checks: BillCheck[] | null; payments: PaymentForBill[] | null }>(db.pool, 'pat_bill_parts', query);
+  const [r] = (await db.kysely.executeQuery<{ checks: BillCheck[] | null; payments: PaymentForBill[] | null }>(query)).rows;
   return { checks: r?.checks ?? [], payments: r?.payments ?? [] };
 }

@@ -17,7 +17,7 @@ import type { VenueContexts } from './venue-context.ts';
 export const NO_OPEN_ORDER = 'No open order for this table: nothing to pay right now.';
 
 export interface BillServiceDeps {
-  db: Pick<Db, 'kysely' | 'pool'>;
+  db: Pick<Db, 'kysely'>;
   contexts: VenueContexts;
   tables: Pick<TablesService, 'get'>;
   orders: Pick<OrdersService, 'liveOpenOrderForTable'>;

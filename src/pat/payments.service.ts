@@ -38,7 +38,7 @@ const INLINE_STEP_MS = 200;
 const RECOVER_AFTER_MS = 15_000;
 
 export interface PaymentsServiceDeps {
-  db: Pick<Db, 'kysely' | 'pool'>;
+  db: Pick<Db, 'kysely'>;
   clock: Clock;
   log: Logger;
   contexts: VenueContexts;

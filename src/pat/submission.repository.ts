@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/db.ts';
-import { queryPrepared } from '../db/prepared.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { VenueWithConnection } from '../pos-mirror/connections.service.ts';
 import type { OrderRow } from '../pos-mirror/orders.fns.ts';
@@ -35,7 +34,7 @@ function revive<T>(json: Record<string, unknown> | null): T | null {
 }
 
 /** venueId must be a UUID; an orderId that is not one finds no order. */
-export async function findSubmission(db: Pick<Db, 'kysely' | 'pool'>, partnerId: string, venueId: string, orderId: string, externalReference: string): Promise<Submission> {
+export async function findSubmission(db: Pick<Db, 'kysely'>, partnerId: string, venueId: string, orderId: string, externalReference: string): Promise<Submission> {
   const query = sql<Row>`
     SELECT ${VENUE_CONNECTION_COLUMNS},
            (SELECT to_jsonb(o) FROM orders o WHERE o.id = ${isUuid(orderId) ? orderId : null}::uuid AND o.venue_id = v.id) AS order_row,
@@ -43,7 +42,7 @@ export async function findSubmission(db: Pick<Db, 'kysely' | 'pool'>, partnerId:
              WHERE p.partner_id = pv.partner_id AND p.external_reference = ${externalReference}::text) AS payment_row
     ${SCOPED_VENUE_FROM}
     WHERE pv.partner_id = ${partnerId}::uuid AND pv.venue_id = ${venueId}::uuid`.compile(db.kysely);
-  const [r] = await queryPrepared<Row>(db.pool, 'pat_payment_submission', query);
+  const [r] = (await db.kysely.executeQuery<Row>(query)).rows;
   if (!r) return { scoped: null, order: null, existing: null };
   return { scoped: venueWithConnectionOf(r), order: revive<OrderRow>(r.order_row), existing: revive<PaymentRow>(r.payment_row) };
 }

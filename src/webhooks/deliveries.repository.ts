@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
-import { queryPrepared } from '../db/prepared.ts';
 import type { EndpointRow } from './endpoints.repository.ts';
 
 // SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one
@@ -52,7 +51,7 @@ const RECEIVES = sql`
  * more than running it (log_min_duration_statement, bench/pat.ts).
  */
 export async function findEventWithReceivers(
-  db: Pick<Db, 'kysely' | 'pool'>,
+  db: Pick<Db, 'kysely'>,
   eventId: string,
   fence: { jobId: string; lockedBy: string; attempts: number },
 ): Promise<{ found: { event: OutboxRow; receivers: string[] } | null; jobEnded: boolean }> {
@@ -70,7 +69,7 @@ export async function findEventWithReceivers(
       RETURNING 1)
     SELECT ev.*, EXISTS (SELECT 1 FROM ended) AS job_ended
     FROM (SELECT 1) AS one LEFT JOIN ev ON true`.compile(db.kysely);
-  const r = (await queryPrepared<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>(db.pool, 'webhook_event_receivers', query))[0];
+  const r = (await db.kysely.executeQuery<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>(query)).rows[0];
   const { receivers, job_ended: jobEnded, ...event } = r;
   return { found: event.id ? { event: event as OutboxRow, receivers: receivers ?? [] } : null, jobEnded };
 }

@@ -24,7 +24,7 @@ export const DELIVER_JOB = 'webhooks.deliver';
 export const deliverJobKey = (deliveryId: string, attempt: number): string => `${DELIVER_JOB}:${deliveryId}:${attempt}`;
 
 export interface DeliveryDeps {
-  db: Pick<Db, 'kysely' | 'pool'>;
+  db: Pick<Db, 'kysely'>;
   clock: Clock;
   log: Logger;
   sealer: Sealer;
