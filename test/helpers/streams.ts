@@ -5,15 +5,15 @@ import { Writable } from 'node:stream';
 // Small helpers for tests that run a CLI command in-process or as a child: a free port to give it,
 // and a stream that collects what it prints.
 
-/** The kernel's ephemeral range (Linux), from which it picks ports for `listen(0)` and outgoing connections. */
-function ephemeralRange(): [number, number] {
+/** Where the kernel's ephemeral range (Linux) starts: `listen(0)` and outgoing connections take ports from there up. */
+function ephemeralStart(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (Number.isInteger(low) && Number.isInteger(high)) return [low, high];
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low)) return low;
   } catch {
     // not Linux: the IANA range
   }
-  return [49152, 65535];
+  return 49152;
 }
 
 const canListen = (port: number) =>
@@ -31,8 +31,7 @@ const canListen = (port: number) =>
  * explicit bind can take it.
  */
 export async function freePort(): Promise<number> {
-  const [low] = ephemeralRange();
-  const top = Math.min(low, 65536);
+  const top = ephemeralStart();
   const bottom = Math.max(10_000, top - 12_000);
   if (top - bottom >= 1000) {
     for (let attempt = 0; attempt < 50; attempt++) {
