@@ -1,5 +1,5 @@
 import type { FieldProblems } from '../lib/errors.ts';
-import { instantOf, isoInstant, parseIsoDateOrDateTime } from '../lib/iso/datetimes.ts';
+import { instantOf, parseIsoDateOrDateTime } from '../lib/iso/datetimes.ts';
 import { isTimeZone } from '../lib/iso/timezones.ts';
 import { toWire } from '../lib/money.ts';
 import type { StoredItem } from '../pos-mirror/orders.fns.ts';
@@ -58,9 +58,6 @@ export function zoneFreeWindow(fromText: string | undefined, untilText: string |
   return hasOffset(fromText) && hasOffset(untilText) ? resolveWindow(fromText, untilText, null) : null;
 }
 
-const iso = isoInstant;
-const isoOrNull = (at: Date | null): string | null => (at ? isoInstant(at) : null);
-
 const RELIABLE_ITEM_FIELDS = new Set(['id', 'name', 'price', 'quantity']);
 
 /** id, name, price, quantity in one shape for every POS; whatever else the POS sent passes through. */
@@ -89,10 +86,10 @@ function checkOf(check: ClosedCheckRow, order: ClosedOrderRow): ClosedOrderCheck
     discount: money(check.discount_minor),
     paymentMethod: check.payment_method,
     items: check.items.map((item) => itemOf(item, order.currency)),
-    closedAt: isVoid ? isoOrNull(check.closed_at) : iso(check.closed_at ?? order.closed_at),
-    voidedAt: isVoid ? iso(check.voided_at ?? check.closed_at ?? order.closed_at) : null,
-    createdAt: iso(check.created_at),
-    updatedAt: iso(check.updated_at),
+    closedAt: isVoid ? check.closed_at : (check.closed_at ?? order.closed_at),
+    voidedAt: isVoid ? (check.voided_at ?? check.closed_at ?? order.closed_at) : null,
+    createdAt: check.created_at,
+    updatedAt: check.updated_at,
   };
 }
 
@@ -101,21 +98,21 @@ function checkOf(check: ClosedCheckRow, order: ClosedOrderRow): ClosedOrderCheck
  * from a reservation without one, null for a walk-in without one (a walk-in has no reservation to
  * have prepaid, like its null partySize and reservationDate).
  */
-export function toClosedOrder(order: ClosedOrderRow, checks: ClosedCheckRow[]): ClosedOrder {
+export function toClosedOrder(order: ClosedOrderRow): ClosedOrder {
   const walkIn = order.reservation_date === null;
   return {
     id: order.id,
     status: 'closed',
     tables: order.pos_tables,
     partySize: order.party_size,
-    reservationDate: isoOrNull(order.reservation_date),
+    reservationDate: order.reservation_date,
     externalId: order.pos_order_id,
     prepayment: order.prepayment_minor === 0 && walkIn ? null : toWire(order.prepayment_minor, order.currency),
     currency: order.currency,
-    openAt: iso(order.open_at),
-    closedAt: iso(order.closed_at),
-    createdAt: iso(order.created_at),
-    updatedAt: iso(order.updated_at),
-    checks: checks.map((check) => checkOf(check, order)),
+    openAt: order.open_at,
+    closedAt: order.closed_at,
+    createdAt: order.created_at,
+    updatedAt: order.updated_at,
+    checks: order.checks.map((check) => checkOf(check, order)),
   };
 }

@@ -24,6 +24,8 @@ export interface ClosedOrdersRequest {
 const noSuchVenue = (venueId: string) => notFound(`No venue ${venueId}.`);
 const outOfScope = () => forbidden('The venue is not in this token’s scope.');
 
+const toPage = ({ total, orders }: { total: number; orders: repo.ClosedOrderRow[] }): ClosedOrderList => ({ total, orders: orders.map(toClosedOrder) });
+
 export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
   return {
     /**
@@ -45,7 +47,7 @@ export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
         const scoped = await repo.pageClosedOrdersInScope(db, venueId, partnerId, early, page);
         if (!scoped) throw noSuchVenue(venueId);
         if (!scoped.inScope) throw outOfScope();
-        return withChecks(scoped);
+        return toPage(scoped);
       }
 
       const venue = isUuid(venueId) ? await repo.findVenue(db, venueId, partnerId) : null;
@@ -62,20 +64,9 @@ export function createAnalyticsOrdersService({ db }: AnalyticsOrdersDeps) {
       }
       if (!window || Object.keys(problems).length > 0) throw validationFailed(problems);
 
-      return withChecks(await repo.pageClosedOrders(db, venue.id, window, page));
+      return toPage(await repo.pageClosedOrders(db, venue.id, window, page));
     },
   };
-
-  async function withChecks({ total, orders }: { total: number; orders: repo.ClosedOrderRow[] }): Promise<ClosedOrderList> {
-    const checks = await repo.listChecks(db, orders.map((o) => o.id));
-    const byOrder = new Map<string, repo.ClosedCheckRow[]>();
-    for (const check of checks) {
-      const list = byOrder.get(check.order_id);
-      if (list) list.push(check);
-      else byOrder.set(check.order_id, [check]);
-    }
-    return { total, orders: orders.map((order) => toClosedOrder(order, byOrder.get(order.id) ?? [])) };
-  }
 }
 
 export type AnalyticsOrdersService = ReturnType<typeof createAnalyticsOrdersService>;

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
 import { insertOrder } from './builders.ts';
+import { toClosedOrder } from '../../src/analytics/orders.fns.ts';
+import { pageClosedOrders } from '../../src/analytics/orders.repository.ts';
 
 // GET /v1/pos/venue/{venueId}/order (spec 2.13, 4.8, 5, 8; DESIGN 5, 9) over HTTPS, on orders written
 // straight into the store (exact close times, time zones, paging). The sync from a POS is in
@@ -91,6 +93,39 @@ describeEachStore('closed orders', (store) => {
       // Not the bill (2.10) and not the partner-side order (2.7).
       for (const field of ['orderId', 'tableId', 'tableName', 'totals', 'totalDue', 'paid', 'guestName']) expect(o).not.toHaveProperty(field);
       expect(o.checks[0]).not.toHaveProperty('totals');
+    });
+
+    it('[ANA-03] instants are written in UTC to the millisecond, microseconds truncated, whatever the session time zone', async () => {
+      // The page's instants are formatted by PostgreSQL (issue 14): they must read as isoInstant
+      // writes a Date everywhere else, including below the millisecond and in another session zone.
+      const v = await venue();
+      const id = await order(v, { closedAt: '2026-01-12T08:00:00Z', checks: [{ checkNumber: '1' }] });
+      await sql`UPDATE orders SET open_at = '2026-01-12T07:00:00.999999Z', closed_at = '2026-01-12T08:00:00.000999+05:30',
+                                  reservation_date = '0999-12-31T23:59:59.5Z', prepayment_minor = 0 WHERE id = ${id}`.execute(app.db.kysely);
+      await sql`UPDATE order_checks SET closed_at = NULL, created_at = '2026-01-12T07:30:00.1234Z' WHERE order_id = ${id}`.execute(app.db.kysely);
+      const expected = (o: { openAt: string; closedAt: string; reservationDate: string; prepayment: number; checks: Array<{ closedAt: string; createdAt: string }> }) => {
+        expect(o.openAt).toBe(new Date('2026-01-12T07:00:00.999Z').toISOString());
+        expect(o.closedAt).toBe('2026-01-12T02:30:00.000Z');
+        expect(o.reservationDate).toBe('0999-12-31T23:59:59.500Z');
+        expect(o.prepayment).toBe(0);
+        // A closed check without its own close time closes with the order.
+        expect(o.checks[0].closedAt).toBe('2026-01-12T02:30:00.000Z');
+        expect(o.checks[0].createdAt).toBe('2026-01-12T07:30:00.123Z');
+      };
+      const window = { from: new Date('2026-01-12T00:00:00Z'), until: new Date('2026-01-12T23:59:59Z') };
+      const res = await list(v, { from: window.from.toISOString(), until: window.until.toISOString() });
+      expect(res.status).toBe(200);
+      expected(res.body.orders[0]);
+      // A connection whose session zone is not UTC reads the same instants.
+      const page = await app.db.kysely.connection().execute(async (c) => {
+        await sql`SET TIME ZONE 'Asia/Kathmandu'`.execute(c);
+        try {
+          return await pageClosedOrders({ kysely: c }, v, window, { limit: 10, offset: 0 });
+        } finally {
+          await sql`RESET TIME ZONE`.execute(c);
+        }
+      });
+      expected(toClosedOrder(page.orders[0]) as never);
     });
 
     it('[ANA-04] only closed orders: an open order and an order voided on the POS (every check void) never appear', async () => {
