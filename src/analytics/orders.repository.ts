@@ -20,8 +20,8 @@ export interface AnalyticsVenueRef {
 /**
  * A closed order as the history reads it: its instants already written as the API writes them
  * (`isoInstant`'s form), its checks with it. Formatting in PostgreSQL and reading the checks in the
- * order's row is what keeps the endpoint near the raw SQL (issue 14): a page of 100 orders held
- * about 1,000 timestamps that `pg` parsed into Dates only to be written back as text, and the
+ * page's statement is what keeps the endpoint near the raw SQL (issue 14): a page of 100 orders
+ * held about 1,000 timestamps that `pg` parsed into Dates only to be written back as text, and the
  * checks were a second round trip.
  */
 export interface ClosedOrderRow {
@@ -63,40 +63,68 @@ export interface ClosedCheckRow {
  */
 const iso = (column: string) => sql`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The checks of order `o`, as one JSON array of ClosedCheckRow; null when it has none. */
-const CHECKS_OF_ORDER = sql`(SELECT json_agg(json_build_object(
-      'id', k.id, 'check_number', k.check_number, 'status', k.status, 'subtotal_minor', k.subtotal_minor,
-      'tax_minor', k.tax_minor, 'tip_minor', k.tip_minor, 'discount_minor', k.discount_minor,
-      'payment_method', k.payment_method, 'items', k.items, 'closed_at', ${iso('k.closed_at')},
-      'voided_at', ${iso('k.voided_at')}, 'created_at', ${iso('k.created_at')}, 'updated_at', ${iso('k.updated_at')})
-    ORDER BY length(k.check_number), k.check_number, k.id)
-  FROM order_checks k WHERE k.order_id = o.id)`;
-
-/** The columns of order `o` as a ClosedOrderRow. */
-const ORDER_COLUMNS = sql`o.id, o.pos_order_id, o.pos_tables, o.party_size, ${iso('o.reservation_date')} AS reservation_date,
+/**
+ * The columns of order `o` and of its check `k`, one row per check (an order without checks, or the
+ * total's row of an empty page, has null check columns). A join rather than each order's checks as
+ * JSON: building that JSON cost PostgreSQL more than the rows it replaces (bench/README.md).
+ */
+const PAGE_COLUMNS = sql`o.id, o.pos_order_id, o.pos_tables, o.party_size, ${iso('o.reservation_date')} AS reservation_date,
   o.currency, o.prepayment_minor, ${iso('o.open_at')} AS open_at, ${iso('o.closed_at')} AS closed_at,
-  ${iso('o.created_at')} AS created_at, ${iso('o.updated_at')} AS updated_at, ${CHECKS_OF_ORDER} AS checks`;
+  ${iso('o.created_at')} AS created_at, ${iso('o.updated_at')} AS updated_at,
+  k.id AS k_id, k.check_number AS k_check_number, k.status AS k_status, k.subtotal_minor AS k_subtotal_minor,
+  k.tax_minor AS k_tax_minor, k.tip_minor AS k_tip_minor, k.discount_minor AS k_discount_minor,
+  k.payment_method AS k_payment_method, k.items AS k_items, ${iso('k.closed_at')} AS k_closed_at,
+  ${iso('k.voided_at')} AS k_voided_at, ${iso('k.created_at')} AS k_created_at, ${iso('k.updated_at')} AS k_updated_at`;
 
-type PageRow = Omit<ClosedOrderRow, 'id' | 'checks'> & { id: string | null; checks: ClosedCheckRow[] | null; total: number };
+/** The page's orders most recent first (as `closedPage`), each order's checks in check-number order ("2" before "10"). */
+const PAGE_ORDER = sql`ORDER BY o.closed_at DESC, o.id DESC, length(k.check_number), k.check_number, k.id`;
 
-/** The orders of the page's rows; a row with no order (an empty page) only carries the total. */
-const ordersOf = (rows: PageRow[]): ClosedOrderRow[] =>
-  rows
-    .filter((r) => r.id !== null)
-    .map((r) => ({
-      id: r.id!,
-      pos_order_id: r.pos_order_id,
-      pos_tables: r.pos_tables,
-      party_size: r.party_size,
-      reservation_date: r.reservation_date,
-      currency: r.currency,
-      prepayment_minor: r.prepayment_minor,
-      open_at: r.open_at,
-      closed_at: r.closed_at,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      checks: r.checks ?? [],
-    }));
+type PageRow = Omit<ClosedOrderRow, 'id' | 'checks'> & { id: string | null; total: number } & {
+  [K in keyof ClosedCheckRow as `k_${K}`]: K extends 'id' ? string | null : ClosedCheckRow[K];
+};
+
+/** The orders of the page's rows, their checks gathered from consecutive rows. */
+function ordersOf(rows: PageRow[]): ClosedOrderRow[] {
+  const orders: ClosedOrderRow[] = [];
+  let current = null as ClosedOrderRow | null;
+  for (const r of rows) {
+    if (r.id === null) continue;
+    if (current?.id !== r.id) {
+      current = {
+        id: r.id,
+        pos_order_id: r.pos_order_id,
+        pos_tables: r.pos_tables,
+        party_size: r.party_size,
+        reservation_date: r.reservation_date,
+        currency: r.currency,
+        prepayment_minor: r.prepayment_minor,
+        open_at: r.open_at,
+        closed_at: r.closed_at,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        checks: [],
+      };
+      orders.push(current);
+    }
+    if (r.k_id === null) continue;
+    current.checks.push({
+      id: r.k_id,
+      check_number: r.k_check_number,
+      status: r.k_status,
+      subtotal_minor: r.k_subtotal_minor,
+      tax_minor: r.k_tax_minor,
+      tip_minor: r.k_tip_minor,
+      discount_minor: r.k_discount_minor,
+      payment_method: r.k_payment_method,
+      items: r.k_items,
+      closed_at: r.k_closed_at,
+      voided_at: r.k_voided_at,
+      created_at: r.k_created_at,
+      updated_at: r.k_updated_at,
+    });
+  }
+  return orders;
+}
 
 /** The venue and whether it is in the partner's scope, in one round trip; null when there is no such venue. */
 export async function findVenue(db: Reader, venueId: string, partnerId: string): Promise<AnalyticsVenueRef | null> {
@@ -131,9 +159,11 @@ export async function pageClosedOrders(
   page: { limit: number; offset: number },
 ): Promise<{ total: number; orders: ClosedOrderRow[] }> {
   const query = sql<PageRow>`
-    SELECT c.total, ${ORDER_COLUMNS}
+    SELECT c.total, ${PAGE_COLUMNS}
     FROM (SELECT count(*)::int AS total FROM orders WHERE ${closedInWindow(venueId, window)}) c
-    LEFT JOIN LATERAL (${closedPage(venueId, window, page)}) o ON true`.compile(db.kysely);
+    LEFT JOIN LATERAL (${closedPage(venueId, window, page)}) o ON true
+    LEFT JOIN order_checks k ON k.order_id = o.id
+    ${PAGE_ORDER}`.compile(db.kysely);
   const rows = (await db.kysely.executeQuery<PageRow>(query)).rows;
   return { total: rows[0]?.total ?? 0, orders: ordersOf(rows) };
 }
@@ -151,11 +181,13 @@ export async function pageClosedOrdersInScope(
   page: { limit: number; offset: number },
 ): Promise<{ inScope: boolean; total: number; orders: ClosedOrderRow[] } | null> {
   const query = sql<PageRow & { in_scope: boolean }>`
-    SELECT v.in_scope, c.total, ${ORDER_COLUMNS}
+    SELECT v.in_scope, c.total, ${PAGE_COLUMNS}
     FROM (SELECT EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = ${partnerId} AND pv.venue_id = venues.id) AS in_scope
           FROM venues WHERE id = ${venueId}) v
     LEFT JOIN LATERAL (SELECT count(*)::int AS total FROM orders WHERE v.in_scope AND ${closedInWindow(venueId, window)}) c ON true
-    LEFT JOIN LATERAL (SELECT * FROM (${closedPage(venueId, window, page)}) p WHERE v.in_scope) o ON true`.compile(db.kysely);
+    LEFT JOIN LATERAL (SELECT * FROM (${closedPage(venueId, window, page)}) p WHERE v.in_scope) o ON true
+    LEFT JOIN order_checks k ON k.order_id = o.id
+    ${PAGE_ORDER}`.compile(db.kysely);
   const rows = (await db.kysely.executeQuery<PageRow & { in_scope: boolean }>(query)).rows;
   if (rows.length === 0) return null;
   return { inScope: rows[0].in_scope, total: rows[0].total, orders: ordersOf(rows) };
