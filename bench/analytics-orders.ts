@@ -7,7 +7,8 @@
 //
 // Options (environment): BENCH_ORDERS (1000000), BENCH_VENUES (20), BENCH_DAYS (history spread over
 // this many days, 90), BENCH_REQUESTS per scenario (2000), BENCH_CONCURRENCY (8). Everything lives in
-// a fresh schema that is dropped at the end. Results and plans are recorded in bench/README.md.
+// a fresh schema that is dropped at the end. BENCH_SPLIT=1 adds where the endpoint's time goes (split()).
+// Results and plans are recorded in bench/README.md.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,6 +24,9 @@ import { generateSelfSigned } from '../src/lib/tls.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { startService } from '../src/app/service.ts';
 import { multipleRow, record } from './lib/results.ts';
+import fastJsonStringify from 'fast-json-stringify';
+import { ClosedOrderList } from '../src/analytics/orders.schemas.ts';
+import { forSerialization } from '../src/server/serialization.ts';
 
 const url = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
@@ -184,6 +188,40 @@ function shortPlan(rows: Array<Record<string, string>>): string {
   return rows.map((r) => r['QUERY PLAN'].replace(/'\{[0-9a-f,-]{200,}\}'/g, "'{…100 ids…}'")).join('\n');
 }
 
+/**
+ * BENCH_SPLIT=1: where the endpoint's time goes, one request at a time (what bounds the goal). Rounds
+ * alternate the raw SQL, the service's own call serialized as the route serializes it (no HTTP), the
+ * endpoint, and the same three for a page of one order (the size-independent part); p50 and this
+ * process's CPU per request (the service runs in this process, PostgreSQL does not).
+ */
+async function split(service: Awaited<ReturnType<typeof startService>>, partnerId: string, http: (w: ReturnType<typeof windowOf>) => Promise<number>, db: Db) {
+  const serialize = fastJsonStringify(forSerialization(ClosedOrderList));
+  const at = (i: number, limit: number) => ({ ...windowOf(i, 0), page: { limit, offset: 0 } });
+  const direct = async (w: ReturnType<typeof windowOf>) =>
+    serialize(await service.app.services.analyticsOrders.listClosedOrders(partnerId, w.venue, { from: w.from.toISOString(), until: w.until.toISOString(), limit: w.page.limit, offset: 0 })).length;
+  const paths: Array<[string, (i: number) => Promise<unknown>]> = [
+    ['raw SQL, page of 100', (i) => rawSql(db.pool, db, at(i, 100))],
+    ['service call + serializer, page of 100', (i) => direct(at(i, 100))],
+    ['HTTP endpoint, page of 100', (i) => http(at(i, 100))],
+    ['service call + serializer, page of 1', (i) => direct(at(i, 1))],
+    ['HTTP endpoint, page of 1', (i) => http(at(i, 1))],
+  ];
+  const p50s = paths.map((): number[] => []);
+  const cpus = paths.map((): number[] => []);
+  for (let round = 0; round < 6; round++) {
+    for (const [k, [, one]] of paths.entries()) {
+      const before = process.cpuUsage();
+      const { latencies } = await run(round * 300, 300, (i) => one(i).then(() => {}), 1);
+      const used = process.cpuUsage(before);
+      p50s[k].push(stats([{ latencies, elapsed: 1 }]).p50);
+      cpus[k].push((used.user + used.system) / 1000 / 300);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  console.log('\nBENCH_SPLIT: one at a time, medians of 6 alternating rounds of 300\n| path | p50 ms | CPU ms/request in this process |\n|---|---|---|');
+  for (const [k, [name]] of paths.entries()) console.log(`| ${name} | ${median(p50s[k]).toFixed(2)} | ${median(cpus[k]).toFixed(2)} |`);
+}
+
 async function main() {
   const startedAt = performance.now();
   const schema = `bench_analytics_${Date.now().toString(36)}`;
@@ -251,6 +289,7 @@ async function main() {
     }
     console.log(lines.join('\n'));
     console.log(`(load average after the runs: ${loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+    if (process.env.BENCH_SPLIT) await split(service, partner.partnerId, http, db);
 
     // The plans, on the probe's window: with the index, and with it dropped (in a rolled-back transaction).
     const page = closedOrdersPageQuery(probe.venue, { from: probe.from, until: probe.until }, probe.page).compile(db.kysely);
