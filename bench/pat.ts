@@ -13,6 +13,7 @@
 // The service runs as a real `tableside serve` process and the POS as a real `tableside pos-sim`
 // process, so the load generator (this process) competes with neither. Options (environment):
 // BENCH_REQUESTS (3000 per GET scenario), BENCH_PAYMENTS (1000), BENCH_CONCURRENCY (16),
+// BENCH_WARM (5000 requests before each GET scenario), BENCH_WARM_PAYMENTS (300 before each payment one),
 // BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_SCENARIOS (a regular
 // expression on the scenario names: only those run), BENCH_CPU_PROF=<dir> (a CPU
 // profile of each service process), BENCH_PG_OPTIONS (PostgreSQL options for the service's
@@ -40,7 +41,14 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const PGBENCH_SECONDS = Number(process.env.BENCH_PGBENCH_SECONDS ?? 15);
 const PGLITE = process.env.BENCH_PGLITE !== '0';
 const TABLES = 50;
-const WARM = Math.min(300, REQUESTS);
+/**
+ * Requests sent before each GET scenario and its baseline are measured, and payments made before
+ * each payment scenario and its baseline (on orders of their own): the figures are the steady state.
+ * A service this deep reaches it after a few thousand requests (V8 optimizes its hot functions
+ * late): after 300 the stored bill still ran at half its steady rate (bench/README.md).
+ */
+const WARM = Number(process.env.BENCH_WARM ?? 5000);
+const WARM_PAYMENTS = Number(process.env.BENCH_WARM_PAYMENTS ?? 300);
 
 const run = `b${Date.now().toString(36)}`;
 const schema = `bench_pat_${run}`;
@@ -143,6 +151,12 @@ async function cpuReport(w: CpuWatch, before: CpuSnapshot, requests: number, ser
 
 const only = process.env.BENCH_SCENARIOS ? new RegExp(process.env.BENCH_SCENARIOS) : null;
 const SKIPPED: Stats = { requests: 0, rps: NaN, p50: NaN, p99: NaN, mean: NaN };
+
+/** The warm-up of scenario `name` (skipped with it). */
+const warm = async (name: string, agent: Agent, origin: string, next: (i: number) => LoadRequest | LoadRequest[], total: number): Promise<void> => {
+  if (only && !only.test(name)) return;
+  if (total > 0) await load(agent, origin, next, total, CONCURRENCY);
+};
 
 const measure = async (name: string, agent: Agent, origin: string, next: (i: number) => LoadRequest | LoadRequest[], total: number, pid?: number, cpu: CpuWatch = {}): Promise<Stats> => {
   if (only && !only.test(name)) return SKIPPED;
@@ -256,10 +270,10 @@ async function main() {
     console.log(`setting up: ${TABLES} tables per bill venue, ${PAYMENTS} orders per payment venue …`);
     await posVenue(sim, 'bench-live', TABLES);
     await posVenue(sim, 'bench-stored', TABLES);
-    await posVenue(sim, 'bench-pay', PAYMENTS);
-    await posVenue(sim, 'bench-nofwd', PAYMENTS);
+    await posVenue(sim, 'bench-pay', WARM_PAYMENTS + PAYMENTS);
+    await posVenue(sim, 'bench-nofwd', WARM_PAYMENTS + PAYMENTS);
     // The bare POS baseline pays orders of a location the service does not know.
-    const bareOrders = await posVenue(sim, 'bench-bare', PAYMENTS);
+    const bareOrders = await posVenue(sim, 'bench-bare', WARM_PAYMENTS + PAYMENTS);
 
     const svc = await serve('pg', { DATABASE_URL: url }, posTypes);
     const live = await svc.connect('bench-live', 'live');
@@ -272,7 +286,8 @@ async function main() {
     for (;;) {
       const { rows } = await db.query(`SELECT v.venue_id, count(*)::int AS n FROM orders v WHERE v.status = 'open' GROUP BY v.venue_id`);
       const counts = new Map(rows.map((r) => [r.venue_id, r.n]));
-      if (counts.get(stored.venueId) === TABLES && counts.get(pay.venueId) === PAYMENTS && counts.get(nofwd.venueId) === PAYMENTS) break;
+      const each = WARM_PAYMENTS + PAYMENTS;
+      if (counts.get(stored.venueId) === TABLES && counts.get(pay.venueId) === each && counts.get(nofwd.venueId) === each) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const openOf = async (venueId: string) => (await db.query<{ id: string }>(`SELECT id FROM orders WHERE venue_id = $1 AND status = 'open' ORDER BY id`, [venueId])).rows.map((r) => r.id);
@@ -287,29 +302,44 @@ async function main() {
     const svcCpu: CpuWatch = { service: svc.pid, sim: simPid, backends: { db, app: svc.app } };
 
     console.log(`\nconcurrency ${CONCURRENCY}, PostgreSQL`);
-    await load(svc.agent, baseline, () => ({ path: '/hello' }), WARM, CONCURRENCY);
-    const getBase = await measure('baseline: bare Fastify GET', svc.agent, baseline, () => ({ path: '/hello' }), REQUESTS, undefined, { service: baselineStarted.child.pid });
-    await load(svc.agent, svc.origin, svc.billPath(stored), WARM, CONCURRENCY);
-    const storedBill = await measure('GET bill, stored (billRetrieval false)', svc.agent, svc.origin, svc.billPath(stored), REQUESTS, svc.pid, svcCpu);
+    const GET_BASE = 'baseline: bare Fastify GET';
+    await warm(GET_BASE, svc.agent, baseline, () => ({ path: '/hello' }), WARM);
+    const getBase = await measure(GET_BASE, svc.agent, baseline, () => ({ path: '/hello' }), REQUESTS, undefined, { service: baselineStarted.child.pid });
+    const STORED = 'GET bill, stored (billRetrieval false)';
+    await warm(STORED, svc.agent, svc.origin, svc.billPath(stored), WARM);
+    const storedBill = await measure(STORED, svc.agent, svc.origin, svc.billPath(stored), REQUESTS, svc.pid, svcCpu);
     if (process.env.BENCH_DIAG) {
       await measure('diag: GET /healthz', svc.agent, svc.origin, () => ({ path: '/healthz' }), REQUESTS, svc.pid, svcCpu);
       await measure('diag: GET /readyz', svc.agent, svc.origin, () => ({ path: '/readyz' }), REQUESTS, svc.pid, svcCpu);
       await measure('diag: GET features (auth + scope)', svc.agent, svc.origin, () => ({ path: `/v1/pat/venue/${stored.venueId}/features`, headers: svc.auth }), REQUESTS, svc.pid, svcCpu);
     }
-    const posRead = await measure('baseline: bare POS GET open orders', sim.agent, sim.baseUrl, () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth }), REQUESTS, undefined, { sim: simPid });
-    const liveBill = await measure('GET bill, live (billRetrieval true)', svc.agent, svc.origin, svc.billPath(live), REQUESTS, svc.pid, svcCpu);
-    const payments = Math.min(PAYMENTS, payOrders.length, nofwdOrders.length);
-    const posPay = await measure('baseline: bare POS read order + forward', sim.agent, sim.baseUrl, (i) => [
-      { path: `/venue/bench-bare/orders/${bareOrders[i]}`, headers: posAuth },
+    const POS_READ = 'baseline: bare POS GET open orders';
+    const posReadPath = () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth });
+    await warm(POS_READ, sim.agent, sim.baseUrl, posReadPath, Math.min(WARM, REQUESTS));
+    const posRead = await measure(POS_READ, sim.agent, sim.baseUrl, posReadPath, REQUESTS, undefined, { sim: simPid });
+    const LIVE = 'GET bill, live (billRetrieval true)';
+    await warm(LIVE, svc.agent, svc.origin, svc.billPath(live), Math.min(WARM, REQUESTS));
+    const liveBill = await measure(LIVE, svc.agent, svc.origin, svc.billPath(live), REQUESTS, svc.pid, svcCpu);
+    // Each payment pays an order of its own: the first WARM_PAYMENTS orders of each venue are the warm-up's.
+    const payments = Math.min(PAYMENTS, payOrders.length - WARM_PAYMENTS, nofwdOrders.length - WARM_PAYMENTS);
+    const barePair = (offset: number) => (i: number): LoadRequest[] => [
+      { path: `/venue/bench-bare/orders/${bareOrders[offset + i]}`, headers: posAuth },
       {
-        path: `/venue/bench-bare/orders/${bareOrders[i]}/payments`,
+        path: `/venue/bench-bare/orders/${bareOrders[offset + i]}/payments`,
         method: 'POST',
         headers: posAuth,
-        body: JSON.stringify({ paymentId: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, type: 'full', amount: 50.05, tip: 0, currency: 'EUR', paymentMethod: null }),
+        body: JSON.stringify({ paymentId: `00000000-0000-7000-8000-${String(offset + i).padStart(12, '0')}`, type: 'full', amount: 50.05, tip: 0, currency: 'EUR', paymentMethod: null }),
       },
-    ], payments, undefined, { sim: simPid });
-    const forwarded = await measure('POST payment, immediate, forwarded', svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders, 'fwd'), payments, svc.pid, svcCpu);
-    const unforwarded = await measure('POST payment, no forwarding', svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders, 'nofwd'), payments, svc.pid, svcCpu);
+    ];
+    const POS_PAIR = 'baseline: bare POS read order + forward';
+    await warm(POS_PAIR, sim.agent, sim.baseUrl, barePair(0), WARM_PAYMENTS);
+    const posPay = await measure(POS_PAIR, sim.agent, sim.baseUrl, barePair(WARM_PAYMENTS), payments, undefined, { sim: simPid });
+    const FORWARDED = 'POST payment, immediate, forwarded';
+    await warm(FORWARDED, svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders.slice(0, WARM_PAYMENTS), 'fwd-warm'), WARM_PAYMENTS);
+    const forwarded = await measure(FORWARDED, svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders.slice(WARM_PAYMENTS), 'fwd'), payments, svc.pid, svcCpu);
+    const UNFORWARDED = 'POST payment, no forwarding';
+    await warm(UNFORWARDED, svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders.slice(0, WARM_PAYMENTS), 'nofwd-warm'), WARM_PAYMENTS);
+    const unforwarded = await measure(UNFORWARDED, svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders.slice(WARM_PAYMENTS), 'nofwd'), payments, svc.pid, svcCpu);
 
     console.log(`\npgbench TPC-B-like, ${PGBENCH_SECONDS} s, ${CONCURRENCY} clients, same server …`);
     await pgbench(['-i', '-s', '10', '-q']);
@@ -340,16 +370,19 @@ async function main() {
       const rate = JSON.parse((await start(['--import', 'tsx', join(ROOT, 'bench/lib/pglite-rate.ts'), '3'], {}, /^\{/)).line) as { selectPerS: number; insertPerS: number };
       console.log(`\nPGlite serial single-row statements: SELECT ${rate.selectPerS.toFixed(0)}/s, INSERT ${rate.insertPerS.toFixed(0)}/s`);
       await posVenue(sim, 'bench-lite-stored', TABLES);
-      await posVenue(sim, 'bench-lite-nofwd', PAYMENTS);
+      await posVenue(sim, 'bench-lite-nofwd', WARM_PAYMENTS + PAYMENTS);
       const lite = await serve('pglite', {}, posTypes);
       const liteStored = await lite.connect('bench-lite-stored', 'stored');
       const liteNofwd = await lite.connect('bench-lite-nofwd', 'nofwd');
       await lite.storedOrders(liteStored.venueId, liteStored.tableIds);
       const liteOrders = await lite.storedOrders(liteNofwd.venueId, liteNofwd.tableIds);
       console.log(`\nconcurrency ${CONCURRENCY}, PGlite`);
-      await load(lite.agent, lite.origin, lite.billPath(liteStored), WARM, CONCURRENCY);
-      const liteBill = await measure('GET bill, stored, PGlite', lite.agent, lite.origin, lite.billPath(liteStored), REQUESTS, lite.pid, { service: lite.pid, sim: simPid });
-      const litePay = await measure('POST payment, no forwarding, PGlite', lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders, 'lite'), Math.min(PAYMENTS, liteOrders.length), lite.pid, { service: lite.pid, sim: simPid });
+      const LITE_BILL = 'GET bill, stored, PGlite';
+      await warm(LITE_BILL, lite.agent, lite.origin, lite.billPath(liteStored), WARM);
+      const liteBill = await measure(LITE_BILL, lite.agent, lite.origin, lite.billPath(liteStored), REQUESTS, lite.pid, { service: lite.pid, sim: simPid });
+      const LITE_PAY = 'POST payment, no forwarding, PGlite';
+      await warm(LITE_PAY, lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders.slice(0, WARM_PAYMENTS), 'lite-warm'), WARM_PAYMENTS);
+      const litePay = await measure(LITE_PAY, lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders.slice(WARM_PAYMENTS), 'lite'), Math.min(PAYMENTS, liteOrders.length - WARM_PAYMENTS), lite.pid, { service: lite.pid, sim: simPid });
       record(shareRow('GET bill, stored (PGlite)', liteBill.rps, 'req/s', rate.selectPerS, 'PGlite single-row SELECT/s', null));
       record(shareRow('POST payment, no forwarding (PGlite)', litePay.rps, 'req/s', rate.insertPerS, 'PGlite single-row INSERT/s', null));
       await lite.agent.close();
