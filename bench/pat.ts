@@ -12,7 +12,8 @@
 //
 // The service runs as a real `tableside serve` process and the POS as a real `tableside pos-sim`
 // process, so the load generator (this process) competes with neither. Options (environment):
-// BENCH_REQUESTS (3000 per GET scenario), BENCH_PAYMENTS (1000), BENCH_CONCURRENCY (16),
+// BENCH_REQUESTS (20000 per GET scenario served from the store), BENCH_LIVE_REQUESTS (3000 per GET
+// scenario that reads the POS), BENCH_PAYMENTS (1000), BENCH_CONCURRENCY (16),
 // BENCH_WARM (5000 requests before each GET scenario), BENCH_WARM_PAYMENTS (300 before each payment one),
 // BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_SCENARIOS (a regular
 // expression on the scenario names: only those run), BENCH_CPU_PROF=<dir> (a CPU
@@ -35,7 +36,10 @@ import { record, shareRow } from './lib/results.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
+// A few seconds of load each: 3000 requests were a tenth of a second for the bare route, too short for
+// its rate and for CPU read from /proc in 10 ms ticks.
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20000);
+const LIVE_REQUESTS = Number(process.env.BENCH_LIVE_REQUESTS ?? 3000);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const PGBENCH_SECONDS = Number(process.env.BENCH_PGBENCH_SECONDS ?? 15);
@@ -270,29 +274,37 @@ async function main() {
     console.log(`setting up: ${TABLES} tables per bill venue, ${PAYMENTS} orders per payment venue …`);
     await posVenue(sim, 'bench-live', TABLES);
     await posVenue(sim, 'bench-stored', TABLES);
-    await posVenue(sim, 'bench-pay', WARM_PAYMENTS + PAYMENTS);
-    await posVenue(sim, 'bench-nofwd', WARM_PAYMENTS + PAYMENTS);
-    // The bare POS baseline pays orders of a location the service does not know.
-    const bareOrders = await posVenue(sim, 'bench-bare', WARM_PAYMENTS + PAYMENTS);
+    await posVenue(sim, 'bench-pay', PAYMENTS);
+    await posVenue(sim, 'bench-nofwd', PAYMENTS);
+    // The warm-up payments pay orders of venues of their own (a POS location holds at most 1000 tables).
+    await posVenue(sim, 'bench-pay-warm', WARM_PAYMENTS);
+    await posVenue(sim, 'bench-nofwd-warm', WARM_PAYMENTS);
+    // The bare POS baseline pays orders of locations the service does not know.
+    const bareOrders = await posVenue(sim, 'bench-bare', PAYMENTS);
+    const bareWarmOrders = await posVenue(sim, 'bench-bare-warm', WARM_PAYMENTS);
 
     const svc = await serve('pg', { DATABASE_URL: url }, posTypes);
     const live = await svc.connect('bench-live', 'live');
     const stored = await svc.connect('bench-stored', 'stored');
     const pay = await svc.connect('bench-pay', 'live');
     const nofwd = await svc.connect('bench-nofwd', 'nofwd');
+    const payWarm = await svc.connect('bench-pay-warm', 'live');
+    const nofwdWarm = await svc.connect('bench-nofwd-warm', 'nofwd');
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     // The sync job reads the POS's orders into the store right after onboarding; wait for it.
     for (;;) {
       const { rows } = await db.query(`SELECT v.venue_id, count(*)::int AS n FROM orders v WHERE v.status = 'open' GROUP BY v.venue_id`);
       const counts = new Map(rows.map((r) => [r.venue_id, r.n]));
-      const each = WARM_PAYMENTS + PAYMENTS;
-      if (counts.get(stored.venueId) === TABLES && counts.get(pay.venueId) === each && counts.get(nofwd.venueId) === each) break;
+      const synced = (venueId: string, n: number) => n === 0 || counts.get(venueId) === n;
+      if ([[stored.venueId, TABLES], [pay.venueId, PAYMENTS], [nofwd.venueId, PAYMENTS], [payWarm.venueId, WARM_PAYMENTS], [nofwdWarm.venueId, WARM_PAYMENTS]].every(([v, n]) => synced(v as string, n as number))) break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const openOf = async (venueId: string) => (await db.query<{ id: string }>(`SELECT id FROM orders WHERE venue_id = $1 AND status = 'open' ORDER BY id`, [venueId])).rows.map((r) => r.id);
     const payOrders = await openOf(pay.venueId);
     const nofwdOrders = await openOf(nofwd.venueId);
+    const payWarmOrders = await openOf(payWarm.venueId);
+    const nofwdWarmOrders = await openOf(nofwdWarm.venueId);
 
     const certFile = join(dir, 'serve-pg', 'tls.crt');
     const keyFile = join(dir, 'serve-pg', 'tls.key');
@@ -315,31 +327,31 @@ async function main() {
     }
     const POS_READ = 'baseline: bare POS GET open orders';
     const posReadPath = () => ({ path: '/venue/bench-live/orders?status=open', headers: posAuth });
-    await warm(POS_READ, sim.agent, sim.baseUrl, posReadPath, Math.min(WARM, REQUESTS));
-    const posRead = await measure(POS_READ, sim.agent, sim.baseUrl, posReadPath, REQUESTS, undefined, { sim: simPid });
+    await warm(POS_READ, sim.agent, sim.baseUrl, posReadPath, Math.min(WARM, LIVE_REQUESTS));
+    const posRead = await measure(POS_READ, sim.agent, sim.baseUrl, posReadPath, LIVE_REQUESTS, undefined, { sim: simPid });
     const LIVE = 'GET bill, live (billRetrieval true)';
-    await warm(LIVE, svc.agent, svc.origin, svc.billPath(live), Math.min(WARM, REQUESTS));
-    const liveBill = await measure(LIVE, svc.agent, svc.origin, svc.billPath(live), REQUESTS, svc.pid, svcCpu);
-    // Each payment pays an order of its own: the first WARM_PAYMENTS orders of each venue are the warm-up's.
-    const payments = Math.min(PAYMENTS, payOrders.length - WARM_PAYMENTS, nofwdOrders.length - WARM_PAYMENTS);
-    const barePair = (offset: number) => (i: number): LoadRequest[] => [
-      { path: `/venue/bench-bare/orders/${bareOrders[offset + i]}`, headers: posAuth },
+    await warm(LIVE, svc.agent, svc.origin, svc.billPath(live), Math.min(WARM, LIVE_REQUESTS));
+    const liveBill = await measure(LIVE, svc.agent, svc.origin, svc.billPath(live), LIVE_REQUESTS, svc.pid, svcCpu);
+    // Each payment pays an order of its own; the warm-ups pay the orders of their own venues.
+    const payments = Math.min(PAYMENTS, payOrders.length, nofwdOrders.length);
+    const barePair = (posVenueId: string, orders: string[], idPrefix: string) => (i: number): LoadRequest[] => [
+      { path: `/venue/${posVenueId}/orders/${orders[i]}`, headers: posAuth },
       {
-        path: `/venue/bench-bare/orders/${bareOrders[offset + i]}/payments`,
+        path: `/venue/${posVenueId}/orders/${orders[i]}/payments`,
         method: 'POST',
         headers: posAuth,
-        body: JSON.stringify({ paymentId: `00000000-0000-7000-8000-${String(offset + i).padStart(12, '0')}`, type: 'full', amount: 50.05, tip: 0, currency: 'EUR', paymentMethod: null }),
+        body: JSON.stringify({ paymentId: `00000000-0000-7000-${idPrefix}-${String(i).padStart(12, '0')}`, type: 'full', amount: 50.05, tip: 0, currency: 'EUR', paymentMethod: null }),
       },
     ];
     const POS_PAIR = 'baseline: bare POS read order + forward';
-    await warm(POS_PAIR, sim.agent, sim.baseUrl, barePair(0), WARM_PAYMENTS);
-    const posPay = await measure(POS_PAIR, sim.agent, sim.baseUrl, barePair(WARM_PAYMENTS), payments, undefined, { sim: simPid });
+    await warm(POS_PAIR, sim.agent, sim.baseUrl, barePair('bench-bare-warm', bareWarmOrders, '9000'), WARM_PAYMENTS);
+    const posPay = await measure(POS_PAIR, sim.agent, sim.baseUrl, barePair('bench-bare', bareOrders, '8000'), payments, undefined, { sim: simPid });
     const FORWARDED = 'POST payment, immediate, forwarded';
-    await warm(FORWARDED, svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders.slice(0, WARM_PAYMENTS), 'fwd-warm'), WARM_PAYMENTS);
-    const forwarded = await measure(FORWARDED, svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders.slice(WARM_PAYMENTS), 'fwd'), payments, svc.pid, svcCpu);
+    await warm(FORWARDED, svc.agent, svc.origin, svc.payPath(payWarm.venueId, payWarmOrders, 'fwd-warm'), WARM_PAYMENTS);
+    const forwarded = await measure(FORWARDED, svc.agent, svc.origin, svc.payPath(pay.venueId, payOrders, 'fwd'), payments, svc.pid, svcCpu);
     const UNFORWARDED = 'POST payment, no forwarding';
-    await warm(UNFORWARDED, svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders.slice(0, WARM_PAYMENTS), 'nofwd-warm'), WARM_PAYMENTS);
-    const unforwarded = await measure(UNFORWARDED, svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders.slice(WARM_PAYMENTS), 'nofwd'), payments, svc.pid, svcCpu);
+    await warm(UNFORWARDED, svc.agent, svc.origin, svc.payPath(nofwdWarm.venueId, nofwdWarmOrders, 'nofwd-warm'), WARM_PAYMENTS);
+    const unforwarded = await measure(UNFORWARDED, svc.agent, svc.origin, svc.payPath(nofwd.venueId, nofwdOrders, 'nofwd'), payments, svc.pid, svcCpu);
 
     console.log(`\npgbench TPC-B-like, ${PGBENCH_SECONDS} s, ${CONCURRENCY} clients, same server …`);
     await pgbench(['-i', '-s', '10', '-q']);
@@ -370,19 +382,22 @@ async function main() {
       const rate = JSON.parse((await start(['--import', 'tsx', join(ROOT, 'bench/lib/pglite-rate.ts'), '3'], {}, /^\{/)).line) as { selectPerS: number; insertPerS: number };
       console.log(`\nPGlite serial single-row statements: SELECT ${rate.selectPerS.toFixed(0)}/s, INSERT ${rate.insertPerS.toFixed(0)}/s`);
       await posVenue(sim, 'bench-lite-stored', TABLES);
-      await posVenue(sim, 'bench-lite-nofwd', WARM_PAYMENTS + PAYMENTS);
+      await posVenue(sim, 'bench-lite-nofwd', PAYMENTS);
+      await posVenue(sim, 'bench-lite-nofwd-warm', WARM_PAYMENTS);
       const lite = await serve('pglite', {}, posTypes);
       const liteStored = await lite.connect('bench-lite-stored', 'stored');
       const liteNofwd = await lite.connect('bench-lite-nofwd', 'nofwd');
+      const liteNofwdWarm = await lite.connect('bench-lite-nofwd-warm', 'nofwd');
       await lite.storedOrders(liteStored.venueId, liteStored.tableIds);
       const liteOrders = await lite.storedOrders(liteNofwd.venueId, liteNofwd.tableIds);
+      const liteWarmOrders = await lite.storedOrders(liteNofwdWarm.venueId, liteNofwdWarm.tableIds);
       console.log(`\nconcurrency ${CONCURRENCY}, PGlite`);
       const LITE_BILL = 'GET bill, stored, PGlite';
       await warm(LITE_BILL, lite.agent, lite.origin, lite.billPath(liteStored), WARM);
       const liteBill = await measure(LITE_BILL, lite.agent, lite.origin, lite.billPath(liteStored), REQUESTS, lite.pid, { service: lite.pid, sim: simPid });
       const LITE_PAY = 'POST payment, no forwarding, PGlite';
-      await warm(LITE_PAY, lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders.slice(0, WARM_PAYMENTS), 'lite-warm'), WARM_PAYMENTS);
-      const litePay = await measure(LITE_PAY, lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders.slice(WARM_PAYMENTS), 'lite'), Math.min(PAYMENTS, liteOrders.length - WARM_PAYMENTS), lite.pid, { service: lite.pid, sim: simPid });
+      await warm(LITE_PAY, lite.agent, lite.origin, lite.payPath(liteNofwdWarm.venueId, liteWarmOrders, 'lite-warm'), WARM_PAYMENTS);
+      const litePay = await measure(LITE_PAY, lite.agent, lite.origin, lite.payPath(liteNofwd.venueId, liteOrders, 'lite'), Math.min(PAYMENTS, liteOrders.length), lite.pid, { service: lite.pid, sim: simPid });
       record(shareRow('GET bill, stored (PGlite)', liteBill.rps, 'req/s', rate.selectPerS, 'PGlite single-row SELECT/s', null));
       record(shareRow('POST payment, no forwarding (PGlite)', litePay.rps, 'req/s', rate.insertPerS, 'PGlite single-row INSERT/s', null));
       await lite.agent.close();
