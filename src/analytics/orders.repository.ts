@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/db.ts';
-import type { StoredItem } from '../pos-mirror/orders.fns.ts';
+import type { CheckRow, OrderRow } from '../pos-mirror/orders.fns.ts';
 
 // SQL of the closed-order history (spec 4.8): read-only, from the orders the POS sync and
 // pay-at-table store (DESIGN 6.3), so it answers while a POS is down (DES-085). The page query is
@@ -24,38 +24,23 @@ export interface AnalyticsVenueRef {
  * held about 1,000 timestamps that `pg` parsed into Dates only to be written back as text, and the
  * checks were a second round trip.
  */
-export interface ClosedOrderRow {
-  id: string;
-  pos_order_id: string;
-  pos_tables: string[];
-  party_size: number | null;
+export type ClosedOrderRow = Pick<OrderRow, 'id' | 'pos_order_id' | 'pos_tables' | 'party_size' | 'currency' | 'prepayment_minor'> & {
   reservation_date: string | null;
-  currency: string;
-  prepayment_minor: number;
   open_at: string;
   closed_at: string;
   created_at: string;
   updated_at: string;
   /** In check-number order ("2" before "10"). */
   checks: ClosedCheckRow[];
-}
+};
 
 /** A check of a stored order (the POS mirror's row), its instants as text like the order's. */
-export interface ClosedCheckRow {
-  id: string;
-  check_number: string;
-  status: string;
-  subtotal_minor: number;
-  tax_minor: number;
-  tip_minor: number;
-  discount_minor: number;
-  payment_method: string | null;
-  items: StoredItem[];
+export type ClosedCheckRow = Omit<CheckRow, 'order_id' | 'closed_at' | 'voided_at' | 'created_at' | 'updated_at'> & {
   closed_at: string | null;
   voided_at: string | null;
   created_at: string;
   updated_at: string;
-}
+};
 
 /**
  * An instant as `isoInstant` writes it (UTC, milliseconds, Z): to_char truncates the microseconds
