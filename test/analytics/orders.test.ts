@@ -5,6 +5,7 @@ import { describeEachStore } from '../helpers/db.ts';
 import { insertOrder } from './builders.ts';
 import { toClosedOrder } from '../../src/analytics/orders.fns.ts';
 import { pageClosedOrders } from '../../src/analytics/orders.repository.ts';
+import type { ClosedOrder } from '../../src/analytics/orders.schemas.ts';
 
 // GET /v1/pos/venue/{venueId}/order (spec 2.13, 4.8, 5, 8; DESIGN 5, 9) over HTTPS, on orders written
 // straight into the store (exact close times, time zones, paging). The sync from a POS is in
@@ -103,7 +104,7 @@ describeEachStore('closed orders', (store) => {
       await sql`UPDATE orders SET open_at = '2026-01-12T07:00:00.999999Z', closed_at = '2026-01-12T08:00:00.000999+05:30',
                                   reservation_date = '0999-12-31T23:59:59.5Z', prepayment_minor = 0 WHERE id = ${id}`.execute(app.db.kysely);
       await sql`UPDATE order_checks SET closed_at = NULL, created_at = '2026-01-12T07:30:00.1234Z' WHERE order_id = ${id}`.execute(app.db.kysely);
-      const expected = (o: { openAt: string; closedAt: string; reservationDate: string; prepayment: number; checks: Array<{ closedAt: string; createdAt: string }> }) => {
+      const expected = (o: ClosedOrder) => {
         expect(o.openAt).toBe(new Date('2026-01-12T07:00:00.999Z').toISOString());
         expect(o.closedAt).toBe('2026-01-12T02:30:00.000Z');
         expect(o.reservationDate).toBe('0999-12-31T23:59:59.500Z');
@@ -125,7 +126,7 @@ describeEachStore('closed orders', (store) => {
           await sql`RESET TIME ZONE`.execute(c);
         }
       });
-      expected(toClosedOrder(page.orders[0]) as never);
+      expected(toClosedOrder(page.orders[0]));
     });
 
     it('[ANA-04] only closed orders: an open order and an order voided on the POS (every check void) never appear', async () => {
