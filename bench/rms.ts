@@ -26,7 +26,7 @@ import { Agent, request } from 'undici';
 import { openPostgres } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { createFeedService } from '../src/rms/feed.service.ts';
+import { createFeedService } from '../src/rms/availability-feed.service.ts';
 import { RmsClients } from '../src/rms/rms-client.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;

@@ -163,7 +163,7 @@ export function buildProgram(): Command {
     .argument('<dir>', 'directory of a feed set')
     .option('--json', 'print one JSON object')
     .action(async (dir: string, opts: { json?: boolean }) => {
-      const { validateFeedDir, printValidation } = await import('./channels/feeds.validate.ts');
+      const { validateFeedDir, printValidation } = await import('./channels/google-feeds.validate.ts');
       const result = await validateFeedDir(dir);
       process.stdout.write(`${printValidation(result, !!opts.json)}\n`);
       process.exitCode = result.ok ? 0 : 1;

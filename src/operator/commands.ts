@@ -1,6 +1,6 @@
 import { parseAccess, type AuthService } from '../auth/auth.service.ts';
 import { isChannelSecret, PROTOCOLS, type ChannelAccessService } from '../channels/access.service.ts';
-import type { FeedsService } from '../channels/feeds.service.ts';
+import type { FeedsService } from '../channels/google-feeds.service.ts';
 import type { ChannelsService } from '../content/channels.service.ts';
 import type { Db } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';

@@ -128,7 +128,7 @@ export interface OrderRow {
   pos_updated_at: Date;
   created_at: Date;
   updated_at: Date;
-  /** The RMS booking a seated reservation opened this order for (seating.service.ts); null for walk-ins. */
+  /** The RMS booking a seated reservation opened this order for (reservation-orders.service.ts); null for walk-ins. */
   booking_id: string | null;
 }
 

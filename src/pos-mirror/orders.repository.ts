@@ -48,7 +48,7 @@ export function storedIsCurrent(existing: OrderRow, view: Pick<StoredOrder, 'sta
 export async function upsertOrder(ex: Executor, venueId: string, currency: string, posView: StoredOrder, now: Date): Promise<OrderRow> {
   const existing = await findByPosId(ex, venueId, posView.posOrderId);
   // An order opened from a seated reservation keeps the booking's party size, prepayment and time,
-  // whatever the POS says of them (spec 2.10, 2.13; seating.service.ts).
+  // whatever the POS says of them (spec 2.10, 2.13; reservation-orders.service.ts).
   const order: StoredOrder = existing?.booking_id
     ? { ...posView, partySize: existing.party_size, reservationDate: existing.reservation_date, prepaymentMinor: Number(existing.prepayment_minor) }
     : posView;

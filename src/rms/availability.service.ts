@@ -2,7 +2,7 @@ import type { Db } from '../db/db.ts';
 import { notFound, AppError } from '../lib/errors.ts';
 import type { BookingServicesService } from './booking-services.service.ts';
 import { findVenue } from './bookings.repository.ts';
-import type { FeedService } from './feed.service.ts';
+import type { FeedService } from './availability-feed.service.ts';
 import { RmsError } from './rms-client.ts';
 import type { Slot } from './rms-client.fns.ts';
 

@@ -1,6 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { PosCode } from '../pos/pos-limits.ts';
-import { MAX_FAILURE_REASON } from '../pos-mirror/seating.service.ts';
+import { MAX_FAILURE_REASON } from '../pos-mirror/reservation-orders.service.ts';
 import { CurrencyCode, DateTime, INT32_MAX, Int32, Int64, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
 import { EVENT_CATALOGUE, TEST_EVENT_TYPE, type EventType } from './webhooks.fns.ts';
 import { WebhookId } from './webhooks.schemas.ts';
@@ -22,7 +22,7 @@ export const PAYMENT_FAILURE_CODES = ['pos_confirmation_timeout', 'pos_check_not
 export const BOOKING_STATUSES = ['pending_confirmation', 'requires_payment', 'confirmed', 'rejected', 'canceled', 'no-show', 'seated', 'completed'] as const;
 /** rms/rms-client.fns.ts MAX_PARTY_SIZE, MAX_BOOKING_TABLES, MAX_NOTES. */
 export const BOOKING_LIMITS = { partySize: 9999, tables: 100, notes: 5000 } as const;
-/** rms/seating.schemas.ts: a seated event's party size, tables and items. */
+/** rms/seated-reservations.schemas.ts: a seated event's party size, tables and items. */
 export const SEATING_LIMITS = { partySize: 1000, tables: 50, items: 200 } as const;
 
 // ---- Building blocks ----
@@ -153,7 +153,7 @@ const bookingData = data(
   'The booking as Tableside holds it after the change.',
 );
 
-// ---- Seating (pos-mirror/seating.service.ts) ----
+// ---- Seating (pos-mirror/reservation-orders.service.ts) ----
 
 const seatingFields = {
   bookingId: ForeignId("the reservation system's booking id"),

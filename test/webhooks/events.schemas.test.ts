@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_CODES } from '../../src/pat/payments.fns.ts';
 import { BOOKING_STATUSES as RMS_STATUSES, MAX_BOOKING_TABLES, MAX_NOTES, MAX_PARTY_SIZE } from '../../src/rms/rms-client.fns.ts';
-import { MAX_EVENT_TABLES, MAX_ITEMS, ReservationEvent } from '../../src/rms/seating.schemas.ts';
+import { MAX_EVENT_TABLES, MAX_ITEMS, ReservationEvent } from '../../src/rms/seated-reservations.schemas.ts';
 import {
   BOOKING_LIMITS, BOOKING_STATUSES, DELIVERED_TYPES, PAYMENT_FAILURE_CODES, SEATING_LIMITS, WEBHOOK_EVENTS, webhookDocument,
 } from '../../src/webhooks/events.schemas.ts';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../server/auth.ts';
 import { AUTH_ERRORS, errorResponses } from '../server/schemas.ts';
-import { FEED_BODY_LIMIT, FeedAccepted, FeedBody, FeedStatus } from './feed.schemas.ts';
-import type { FeedService } from './feed.service.ts';
+import { FEED_BODY_LIMIT, FeedAccepted, FeedBody, FeedStatus } from './availability-feed.schemas.ts';
+import type { FeedService } from './availability-feed.service.ts';
 
 const common = { tags: ['rms'], security: [{ apiKey: [] }] };
 

@@ -4,10 +4,10 @@ import { AppError, badRequest, forbidden } from '../lib/errors.ts';
 import type { AvailabilityService } from '../rms/availability.service.ts';
 import type { Slot } from '../rms/rms-client.fns.ts';
 import type { ChannelIdentity } from './access.repository.ts';
-import { bookableVenue, bookingIdsByKeyPrefix, bookingKey, type BookableVenue } from './bc.repository.ts';
-import { fromRmsError, type ChannelApiService, type ChannelBooking } from './bc.service.ts';
-import { causeOf, echoSlotTime, int64, isAvailable, localDate, SERVICE_ID, userOfKey, v3Key, v3Status, v3UserPrefix } from './v3.fns.ts';
-import { LIST_BOOKINGS_LIMIT, type BatchAvailabilityLookupRequest, type CreateBookingRequest, type UpdateBookingRequest } from './v3.schemas.ts';
+import { bookableVenue, bookingIdsByKeyPrefix, bookingKey, type BookableVenue } from './channel-api.repository.ts';
+import { fromRmsError, type ChannelApiService, type ChannelBooking } from './channel-api.service.ts';
+import { causeOf, echoSlotTime, int64, isAvailable, localDate, SERVICE_ID, userOfKey, v3Key, v3Status, v3UserPrefix } from './google-booking-server.fns.ts';
+import { LIST_BOOKINGS_LIMIT, type BatchAvailabilityLookupRequest, type CreateBookingRequest, type UpdateBookingRequest } from './google-booking-server.schemas.ts';
 
 // Google's Booking Server API v3 (DESIGN 8.4b) over the channel API service: the same link checks,
 // notice periods, idempotency and RMS calls as /v1/bc, in Google's messages. A business failure is

@@ -5,8 +5,8 @@ import type { ChannelAccessService } from './access.service.ts';
 import {
   AvailabilityQuery, BcAvailability, BcBooking, BcPageQuery, BcVenueList, BookingParams, ChangeBookingBody, CreateBookingBody,
   IdempotencyHeaders, VenueParams,
-} from './bc.schemas.ts';
-import type { ChannelApiService } from './bc.service.ts';
+} from './channel-api.schemas.ts';
+import type { ChannelApiService } from './channel-api.service.ts';
 import { channelOf, registerChannelAuth } from './channel-auth.ts';
 
 // The channel API, /v1/bc (DESIGN 8.4a), for `tableside` channels with their API key.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildFeedSet, validateFeedSet, type VenueRecords } from '../../src/channels/feeds.fns.ts';
+import { buildFeedSet, validateFeedSet, type VenueRecords } from '../../src/channels/google-feeds.fns.ts';
 
 // Building and checking Google feed sets (DESIGN 8.4c) without a database.
 

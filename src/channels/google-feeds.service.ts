@@ -4,14 +4,14 @@ import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import type { FeedService } from '../rms/feed.service.ts';
+import type { FeedService } from '../rms/availability-feed.service.ts';
 import { findChannel, type ChannelIdentity } from './access.repository.ts';
-import { allLinkedVenues, type FeedVenueRow } from './bc.repository.ts';
+import { allLinkedVenues, type FeedVenueRow } from './channel-api.repository.ts';
 import {
   availabilityDocument, availabilityOf, buildFeedSet, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, shardName,
   type AvailabilityRecord, type FeedFile, type FeedKind, type VenueRecords,
-} from './feeds.fns.ts';
-import { localDate } from './v3.fns.ts';
+} from './google-feeds.fns.ts';
+import { localDate } from './google-booking-server.fns.ts';
 
 // Google's feeds for a google-v3 channel (DESIGN 8.4c), built from the complete RMS snapshots
 // (8.3b) of the venues linked to it: `tableside feeds export` writes them as files, and

@@ -10,9 +10,9 @@ import type { PosOrder } from '../pos/pos.schemas.ts';
 import type { ConnectedVenue, ConnectionsService } from './connections.service.ts';
 import { fromPosOrder, type StoredOrder } from './orders.fns.ts';
 import { linkSeatedOrder, upsertOrder } from './orders.repository.ts';
-import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, retryDelayMs, unknownTables, withoutSkus } from './seating.fns.ts';
-import * as repo from './seating.repository.ts';
-import type { SeatingRow } from './seating.repository.ts';
+import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, retryDelayMs, unknownTables, withoutSkus } from './reservation-orders.fns.ts';
+import * as repo from './reservation-orders.repository.ts';
+import type { SeatingRow } from './reservation-orders.repository.ts';
 import type { TablesService } from './tables.service.ts';
 
 // A seated reservation opens its POS order (DESIGN 8.3c, spec 4.6), exactly once per booking and

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import type { FeedRecord } from './feed.fns.ts';
-import { slotWire } from './feed.fns.ts';
+import type { FeedRecord } from './availability-feed.fns.ts';
+import { slotWire } from './availability-feed.fns.ts';
 
 // SQL of the availability feed (migration 010): shards staged per nonce, the partner's snapshot.
 

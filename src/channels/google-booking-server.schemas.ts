@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { MAX_PARTY_SIZE, MAX_UNIX_SECONDS } from '../rms/rms-client.fns.ts';
 import { Int32, Int64, Str, Uuid } from '../server/schemas.ts';
-import { CAUSE_OF, type V3Status } from './v3.fns.ts';
+import { CAUSE_OF, type V3Status } from './google-booking-server.fns.ts';
 
 // Google's Booking Server API v3 messages (DESIGN 8.4b) in Google's JSON names (snake_case). int64
 // fields are read as strings or numbers and written as strings (CHN-15). Unknown fields are ignored;

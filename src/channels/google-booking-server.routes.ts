@@ -6,8 +6,8 @@ import { channelOf, registerChannelAuth } from './channel-auth.ts';
 import {
   BatchAvailabilityLookupRequest, BatchAvailabilityLookupResponse, BookingIdRequest, BookingResponse, CreateBookingRequest, Empty,
   GetBookingStatusResponse, ListBookingsRequest, ListBookingsResponse, UpdateBookingRequest,
-} from './v3.schemas.ts';
-import { LOOKUP_BUDGET_MS, type V3Service } from './v3.service.ts';
+} from './google-booking-server.schemas.ts';
+import { LOOKUP_BUDGET_MS, type V3Service } from './google-booking-server.service.ts';
 
 // Google's Booking Server API v3 under /v3/ (DESIGN 8.4b), for `google-v3` channels with HTTP Basic.
 

@@ -5,7 +5,7 @@ import { MAX_UNIX_SECONDS } from '../rms/rms-client.fns.ts';
 import { errorResponses, Int32, Int64, Str, Uuid } from '../server/schemas.ts';
 import type { ChannelAccessService } from './access.service.ts';
 import { channelOf, registerChannelAuth } from './channel-auth.ts';
-import type { FeedsService } from './feeds.service.ts';
+import type { FeedsService } from './google-feeds.service.ts';
 
 // GET /v1/feeds/{channelId}/{merchants|services|availability} (DESIGN 8.4c): the latest feed, for
 // the google-v3 channel itself with its Basic credentials.

@@ -3,11 +3,11 @@ import type { Db } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { validationFailed, type FieldProblems } from '../lib/errors.ts';
-import { MAX_PROBLEMS, readRecord, type FeedRecord } from './feed.fns.ts';
+import { MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
   dropNonce, findSnapshot, incompleteNonces, lockNonce, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
-} from './feed.repository.ts';
-import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './feed.schemas.ts';
+} from './availability-feed.repository.ts';
+import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 
 // DESIGN 8.3b: the availability feed. Each shard is checked record by record (a bad one: 400 naming

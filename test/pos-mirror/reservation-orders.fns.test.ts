@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { localDateTimeText } from '../../src/lib/iso/timezones.ts';
-import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_EVERY_MS, retryDelayMs, unknownTables, withoutSkus, type SeatingRequest } from '../../src/pos-mirror/seating.fns.ts';
+import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_EVERY_MS, retryDelayMs, unknownTables, withoutSkus, type SeatingRequest } from '../../src/pos-mirror/reservation-orders.fns.ts';
 
 // The pure rules of seating (DESIGN 8.3c, spec 4.6), without a database.
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect, it, onTestFinished } from 'vitest';
 import type { ManualClock } from '../../src/lib/clock.ts';
 import { scheduleJob } from '../../src/db/jobs.ts';
-import { SEATING_JOB, seatingJobKey } from '../../src/pos-mirror/seating.service.ts';
+import { SEATING_JOB, seatingJobKey } from '../../src/pos-mirror/reservation-orders.service.ts';
 import { describeEachStore } from '../helpers/db.ts';
 import { HttpClient } from '../helpers/http.ts';
 import { startSeatingWorld, type SeatingWorld } from '../helpers/seating.ts';

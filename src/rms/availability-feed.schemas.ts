@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { INT32_MAX, Int32, Nullable, Str, Timestamp } from '../server/schemas.ts';
 
 // DESIGN 8.3b: the availability feed an RMS pushes, in shards. Records are checked one by one by the
-// service (feed.fns.ts) so a bad one is named by its index and nothing of its nonce is kept.
+// service (availability-feed.fns.ts) so a bad one is named by its index and nothing of its nonce is kept.
 
 /** This route alone takes large bodies: a shard of a partner's 30 days x 200 venues x 10 party sizes. */
 export const FEED_BODY_LIMIT = 32 * 1024 * 1024;

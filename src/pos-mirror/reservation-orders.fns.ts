@@ -4,7 +4,7 @@ import type { CreateOrderInput, CreateOrderItem } from '../pos/pos-client.ts';
 
 // The pure rules of seating (DESIGN 8.3c): the spec 4.6 create-order body a seated reservation
 // becomes, which requested tables the POS does not have, and when a POS that cannot be reached is
-// tried again. Tested without a database (test/pos-mirror/seating.fns.test.ts).
+// tried again. Tested without a database (test/pos-mirror/reservation-orders.fns.test.ts).
 
 /** Attempts to reach a POS for a seated guest are at most this far apart (the guest is at the table). */
 export const RETRY_EVERY_MS = 15_000;

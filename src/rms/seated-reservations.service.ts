@@ -5,9 +5,9 @@ import { parseAmount } from '../lib/money.ts';
 import type { OnboardingService } from '../onboarding/onboarding.service.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import type { ConnectedVenue, ConnectionsService } from '../pos-mirror/connections.service.ts';
-import type { SeatAnswer, SeatingService } from '../pos-mirror/seating.service.ts';
-import * as repo from './seating.repository.ts';
-import type { PosConnectionBody, ReservationEvent } from './seating.schemas.ts';
+import type { SeatAnswer, SeatingService } from '../pos-mirror/reservation-orders.service.ts';
+import * as repo from './seated-reservations.repository.ts';
+import type { PosConnectionBody, ReservationEvent } from './seated-reservations.schemas.ts';
 
 // The RMS side of seating (DESIGN 8.3c): the venue named by the RMS's own id, its POS tables for
 // the RMS's table matching, the onboarding link that connects it to its POS (the same flow and page

@@ -9,8 +9,8 @@ import { RmsError } from '../rms/rms-client.ts';
 import type { ChannelIdentity } from './access.repository.ts';
 import {
   bookableSlots, fromRmsContact, hasNotice, notesFor, requestFingerprint, scopedKey, slotView, toRmsContact, type ChannelContact,
-} from './bc.fns.ts';
-import { bookableVenue, countLinkedVenues, listLinkedVenues, type BookableVenue } from './bc.repository.ts';
+} from './channel-api.fns.ts';
+import { bookableVenue, countLinkedVenues, listLinkedVenues, type BookableVenue } from './channel-api.repository.ts';
 
 // The channel API (DESIGN 8.4a) over the bookings and availability services of src/rms. A channel
 // sees Tableside's ids only (the content venue id, Tableside's booking id), books only venues linked

@@ -1,4 +1,4 @@
-import { SERVICE_ID } from './v3.fns.ts';
+import { SERVICE_ID } from './google-booking-server.fns.ts';
 
 // Google's merchant, services and availability feeds for a google-v3 channel (DESIGN 8.4c), built
 // and checked as pure functions: a feed set is one nonce, every file PROCESS_AS_COMPLETE, the

@@ -3,8 +3,8 @@ import { principalOf } from '../server/auth.ts';
 import { AUTH_ERRORS, errorResponses } from '../server/schemas.ts';
 import {
   PosConnectionAnswer, PosConnectionBody, PosTablesAnswer, ReservationAnswer, ReservationEvent, RmsVenueParams,
-} from './seating.schemas.ts';
-import type { RmsSeatingService } from './seating.service.ts';
+} from './seated-reservations.schemas.ts';
+import type { RmsSeatingService } from './seated-reservations.service.ts';
 
 // Seated reservations (DESIGN 8.3c), under the RMS partner's API key. {venueId} is the venue's
 // externalId (DESIGN 8), unlike the content API's own /v1/rms/venues/{venueId}.

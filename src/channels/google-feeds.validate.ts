@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { validateFeedSet, type FeedRuleResult } from './feeds.fns.ts';
+import { validateFeedSet, type FeedRuleResult } from './google-feeds.fns.ts';
 
 // `tableside feeds validate DIR` (DESIGN 8.4c): reads every .json file of a directory as one feed
 // set and checks it. Needs no store, so it can check a feed set from anywhere.
