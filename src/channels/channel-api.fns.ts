@@ -3,11 +3,7 @@ import { toWire } from '../lib/money.ts';
 import type { RmsContact, Slot } from '../rms/rms-client.fns.ts';
 
 // Pure rules of the channel API (DESIGN 8.4a), tested without a database: which slots a channel is
-// offered, money as the venue's decimal, the notes sent to the RMS, the idempotency fingerprint,
-// and what an RMS failure means to a channel.
-
-/** The failure slugs a channel may receive in error.details.code (8.2's codes plus Tableside's two). */
-export type ChannelFailure = string;
+// offered, money as the venue's decimal, the notes sent to the RMS and the idempotency fingerprint.
 
 /** Slots starting at least `minAdvanceS` seconds after `now` (the company's minAdvanceBooking). */
 export function bookableSlots(slots: readonly Slot[], now: Date, minAdvanceS: number): Slot[] {

@@ -133,8 +133,6 @@ export class JobRunner {
   private wake: (() => void) | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Every slot was taken at the last look: a job that ends should wake the loop to claim more. */
-  private saturated = false;
 
   constructor(private readonly opts: JobRunnerOptions) {}
 
@@ -210,7 +208,6 @@ export class JobRunner {
   private async startDue(max: number): Promise<void> {
     for (;;) {
       const room = Math.min(max - this.inFlight.size, this.opts.batchSize ?? 10);
-      this.saturated = room <= 0;
       if (room <= 0) return;
       const claimed = await this.claim(room);
       for (const row of claimed) {

@@ -28,12 +28,6 @@ export async function saveConnection(ex: Executor, row: BookingServicesRow, now:
       last_check_message = excluded.last_check_message, updated_at = excluded.updated_at`.execute(ex);
 }
 
-/** Records a failed check of an existing connection (the saved one stays as it was). */
-export async function recordCheck(ex: Executor, partnerId: string, at: Date, ok: boolean, message: string): Promise<void> {
-  await sql`UPDATE rms_booking_services SET last_check_at = ${at}, last_check_ok = ${ok}, last_check_message = ${message}
-            WHERE partner_id = ${partnerId}`.execute(ex);
-}
-
 const KEY_SETTING = 'rms.sealing_key';
 
 /** The store's sealing key (base64), created by the first process that needs it. */

@@ -40,9 +40,3 @@ export async function markProcessed(ex: Executor, ids: string[], outcome: string
   if (ids.length === 0) return;
   await sql`UPDATE rms_notices SET processed_at = ${now}, outcome = ${outcome} WHERE id = ANY(${ids}::uuid[]) AND processed_at IS NULL`.execute(ex);
 }
-
-export async function findNotice(ex: Executor, id: string): Promise<{ id: string; outcome: string | null; processed_at: Date | null } | null> {
-  const { rows } = await sql<{ id: string; outcome: string | null; processed_at: Date | null }>`
-    SELECT id, outcome, processed_at FROM rms_notices WHERE id = ${id}`.execute(ex);
-  return rows[0] ?? null;
-}

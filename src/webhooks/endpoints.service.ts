@@ -10,7 +10,6 @@ import { DELIVER_JOB, deliverJobKey, newSigningSecret, type WebhookDelivery } fr
 import * as repo from './endpoints.repository.ts';
 import type { Sealer } from './sealing.ts';
 import { PREVIOUS_SECRET_MS, subscriptionProblems, TEST_EVENT_TYPE, eventBody, webhookIdOf, type EventType } from './webhooks.fns.ts';
-// RECOVER_LIMIT: the most deliveries one recover call re-sends; a partner with more calls it again for the rest.
 import { RECOVER_LIMIT, type CreateEndpointBody, type Endpoint, type EndpointWithSecret, type RecoverBody, type UpdateEndpointBody } from './webhooks.schemas.ts';
 
 // The endpoints API (DESIGN 8.5): a partner's own endpoints, with its own credential. Secrets are

@@ -95,7 +95,10 @@ export const RecoverBody = Type.Object({
 });
 export type RecoverBody = Static<typeof RecoverBody>;
 
-/** The most deliveries (and missed events) one recover call sends (endpoints.service.ts). */
+/**
+ * The most deliveries (and missed events) one recover call sends (endpoints.service.ts), so its one
+ * transaction stays bounded; a partner with more calls it again for the rest.
+ */
 export const RECOVER_LIMIT = 5000;
 
 export const Recovered = Type.Object({
