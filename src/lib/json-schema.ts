@@ -76,11 +76,11 @@ const TYPE_NAME: Record<string, string> = {
   null: 'null',
 };
 
-const OWN_PROBLEM_KEYWORDS = new Set(['pattern', 'format', 'enum', 'const']);
+const OWN_PROBLEM_KEYWORDS = new Set(['pattern', 'format', 'enum', 'const', 'required']);
 
 function problemOf(error: ErrorObject): string {
-  // A schema's own sentence says what its pattern, format or enum means; its length and type
-  // problems keep their general sentences.
+  // A schema's own sentence says what its pattern, format or enum means, or when a conditional
+  // (`then`) requires its fields; its length and type problems keep their general sentences.
   const own = (error.parentSchema as Record<string, unknown> | undefined)?.['x-problem'];
   if (typeof own === 'string' && OWN_PROBLEM_KEYWORDS.has(error.keyword)) return own;
   const p = error.params as Record<string, any>;
@@ -162,6 +162,8 @@ export function fieldProblems(errors: ErrorObject[]): FieldProblems {
   const problems: FieldProblems = {};
   for (const error of errors) {
     if (error.keyword === 'anyOf' && explained.has(error)) continue;
+    // A failed `if`/`then` says only that the `then` failed; the `then`'s own errors name the fields.
+    if (error.keyword === 'if') continue;
     const insideAnyOf = !explained.has(error) && [...anyOfPaths].some((path) => error.schemaPath.startsWith(`${path}/`));
     if (insideAnyOf) continue;
     let problem = problemOf(error);

@@ -1,13 +1,13 @@
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
-import { conflict, forbidden, notFound, validationFailed, type FieldProblems } from '../lib/errors.ts';
+import { conflict, forbidden, notFound, validationFailed } from '../lib/errors.ts';
 import { parseAmount } from '../lib/money.ts';
 import type { OnboardingService } from '../onboarding/onboarding.service.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import type { ConnectedVenue, ConnectionsService } from '../pos-mirror/connections.service.ts';
 import type { SeatAnswer, SeatingService } from '../pos-mirror/reservation-orders.service.ts';
 import * as repo from './seated-reservations.repository.ts';
-import type { PosConnectionBody, ReservationEvent } from './seated-reservations.schemas.ts';
+import { isSeated, type PosConnectionBody, type ReservationEvent } from './seated-reservations.schemas.ts';
 
 // The RMS side of seating (DESIGN 8.3c): the venue named by the RMS's own id, its POS tables for
 // the RMS's table matching, the onboarding link that connects it to its POS (the same flow and page
@@ -65,17 +65,12 @@ export function createRmsSeatingService({ db, clock, posTypes, connections, seat
     async reservation(partnerId: string, event: ReservationEvent): Promise<SeatAnswer> {
       const venueId = await venueOf(partnerId, event.venueId);
       const recorded = event as unknown as Record<string, unknown>;
-      if (event.status !== 'seated') {
+      if (!isSeated(event)) {
         const orderId = await seating.recordOther(partnerId, venueId, event.bookingId, event.status, recorded);
         return { httpStatus: 200, body: { bookingId: event.bookingId, orderId, status: 'unchanged', unknownSkus: [] } };
       }
-      const problems: FieldProblems = {};
-      for (const field of ['partySize', 'tables', 'date'] as const) {
-        if (event[field] === undefined) problems[field] = ['is required when status is seated'];
-      }
-      const reservationDate = new Date(event.date ?? '');
-      if (event.date !== undefined && Number.isNaN(reservationDate.getTime())) problems.date = ['must be a real date-time'];
-      if (Object.keys(problems).length > 0) throw validationFailed(problems);
+      const reservationDate = new Date(event.date);
+      if (Number.isNaN(reservationDate.getTime())) throw validationFailed({ date: ['must be a real date-time'] });
       const cv = await activeConnection(venueId);
       const prepayment = parseAmount(event.prepayment ?? 0, cv.venue.currency);
       if (!prepayment.ok) throw validationFailed({ prepayment: [prepayment.problem] });
@@ -83,8 +78,8 @@ export function createRmsSeatingService({ db, clock, posTypes, connections, seat
         partnerId,
         cv,
         bookingId: event.bookingId,
-        partySize: event.partySize!,
-        tables: event.tables!,
+        partySize: event.partySize,
+        tables: event.tables,
         reservationDate,
         prepaymentMinor: prepayment.minor,
         guestName: event.guestName,

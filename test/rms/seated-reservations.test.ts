@@ -211,5 +211,19 @@ describeEachStore('seated reservations', (store) => {
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM seatings WHERE booking_id = ${body.bookingId as string}`.execute(w.app.db.kysely);
       expect(rows[0].n).toBe(0);
     });
+
+    it('[BKG-25] [BKG-31] seated without partySize, tables and date → 400 naming each as required when seated; another status needs none of them', async () => {
+      const bare = { bookingId: bookingId(), venueId: v.externalId };
+      const res = await w.seat({ ...bare, status: 'seated' });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error.details).toEqual({
+        partySize: ['is required when status is seated'],
+        tables: ['is required when status is seated'],
+        date: ['is required when status is seated'],
+      });
+      const other = await w.seat({ ...bare, status: 'confirmed' });
+      expect(other.status, other.text).toBe(200);
+      expect(other.body).toMatchObject({ status: 'unchanged', orderId: null });
+    });
   });
 });
