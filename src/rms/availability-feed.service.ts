@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/db.ts';
+import type { Db, Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
-import { validationFailed, type FieldProblems } from '../lib/errors.ts';
+import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
   dropNonce, findSnapshot, incompleteNonces, lockNonce, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
+  type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
@@ -36,6 +37,28 @@ export interface SnapshotAvailability {
   slots: Slot[];
 }
 
+/** A shard as checked: when its feed was generated, and its records. */
+interface Shard {
+  nonce: string;
+  number: number;
+  total: number;
+  feedDate: Date | null;
+  records: FeedRecord[];
+}
+
+/** What storing a shard came to. */
+type Stored =
+  | { status: 'received' | 'duplicate' | 'superseded'; received: number }
+  | { status: 'complete'; received: number; counts: { records: number; venues: number } | null }
+  | { status: 'mismatch'; was: number };
+
+interface ShardReceipt {
+  nonce: string;
+  status: 'received' | 'duplicate' | 'complete' | 'superseded';
+  receivedShards: number;
+  totalShards: number;
+}
+
 export function createFeedService(deps: FeedDeps) {
   const { db, clock, log } = deps;
 
@@ -54,67 +77,84 @@ export function createFeedService(deps: FeedDeps) {
     return count > 0 ? problems : records;
   }
 
-  return {
-    async receive(partnerId: string, body: FeedBody): Promise<{ nonce: string; status: 'received' | 'duplicate' | 'complete' | 'superseded'; receivedShards: number; totalShards: number }> {
-      const { nonce, shard_number: shard, total_shards: total } = body.metadata;
-      const forget = () => db.kysely.transaction().execute(async (tx) => {
-        await lockNonce(tx, partnerId, nonce);
-        await dropNonce(tx, partnerId, nonce);
-      });
-      if (shard >= total) {
-        await forget();
-        throw validationFailed({ 'metadata.shard_number': [`must be less than total_shards (${total}); shards count from 0`] });
+  /** The shard, or the 400 naming what is wrong with it. */
+  async function checkShard(body: FeedBody): Promise<Shard | AppError> {
+    const { nonce, shard_number: number, total_shards: total, date } = body.metadata;
+    if (number >= total) return validationFailed({ 'metadata.shard_number': [`must be less than total_shards (${total}); shards count from 0`] });
+    let feedDate: Date | null = null;
+    if (date !== undefined) {
+      try {
+        feedDate = readTime(date, 'metadata.date');
+      } catch (err) {
+        if (!(err instanceof ShapeError)) throw err;
+        return validationFailed({ 'metadata.date': ['must be ISO 8601 with an offset or Unix seconds'] });
       }
-      let feedDate: Date | null = null;
-      if (body.metadata.date !== undefined) {
-        try {
-          feedDate = readTime(body.metadata.date, 'metadata.date');
-        } catch (err) {
-          if (!(err instanceof ShapeError)) throw err;
-          await forget();
-          throw validationFailed({ 'metadata.date': ['must be ISO 8601 with an offset or Unix seconds'] });
-        }
-      }
-      const checked = await checkRecords(body.data);
-      if (!Array.isArray(checked)) {
-        await forget();
-        throw validationFailed(checked, `The shard has invalid records; nothing of nonce ${nonce} is kept: send every shard again.`);
-      }
+    }
+    const records = await checkRecords(body.data);
+    if (!Array.isArray(records)) return validationFailed(records, `The shard has invalid records; nothing of nonce ${nonce} is kept: send every shard again.`);
+    return { nonce, number, total, feedDate, records };
+  }
 
-      const now = clock.now();
-      const outcome = await db.kysely.transaction().execute(async (tx) => {
-        await lockNonce(tx, partnerId, nonce);
-        await pruneAbandoned(tx, partnerId, new Date(now.getTime() - ABANDONED_MS));
-        const snapshot = await findSnapshot(tx, partnerId);
-        if (snapshot?.nonce === nonce) return { status: 'complete' as const, received: total, snapshot: null };
-        const seen = await shardsOf(tx, partnerId, nonce);
-        if (seen.some((s) => s.total_shards !== total)) {
-          return { status: 'mismatch' as const, received: seen.length, snapshot: null, was: seen[0]!.total_shards };
-        }
-        if (seen.some((s) => s.shard_number === shard)) return { status: 'duplicate' as const, received: seen.length, snapshot: null };
-        for (let i = 0; i < checked.length; i += BATCH) {
-          await stageRecords(tx, partnerId, nonce, shard, checked.slice(i, i + BATCH));
-          await yieldToLoop();
-        }
-        await recordShard(tx, partnerId, nonce, shard, total, feedDate, checked.length, now);
-        const received = seen.length + 1;
-        if (received < total) return { status: 'received' as const, received, snapshot: null };
-        // A feed generated before the current snapshot's, completing late, must not step back.
-        if (snapshot?.feed_date && feedDate && feedDate < snapshot.feed_date) {
-          await dropNonce(tx, partnerId, nonce);
-          return { status: 'superseded' as const, received, snapshot: null };
-        }
-        const counts = await replaceSnapshot(tx, partnerId, nonce, feedDate, now);
-        const data = { nonce, date: feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
-        await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: nonce, data }, now);
-        return { status: 'complete' as const, received, snapshot: counts };
-      });
-      if (outcome.status === 'mismatch') {
-        await forget();
-        throw validationFailed({ 'metadata.total_shards': [`must be the same for every shard of a nonce (an earlier shard said ${outcome.was})`] }, `Nothing of nonce ${nonce} is kept: send every shard again.`);
+  /** Everything of a nonce, dropped after a bad shard: the RMS sends every shard again. */
+  const forget = (partnerId: string, nonce: string) =>
+    db.kysely.transaction().execute(async (tx) => {
+      await lockNonce(tx, partnerId, nonce);
+      await dropNonce(tx, partnerId, nonce);
+    });
+
+  /** The shard staged under its nonce's lock; the nonce's last shard completes it in the same transaction. */
+  function storeShard(partnerId: string, shard: Shard, now: Date): Promise<Stored> {
+    return db.kysely.transaction().execute(async (tx): Promise<Stored> => {
+      await lockNonce(tx, partnerId, shard.nonce);
+      await pruneAbandoned(tx, partnerId, new Date(now.getTime() - ABANDONED_MS));
+      const snapshot = await findSnapshot(tx, partnerId);
+      if (snapshot?.nonce === shard.nonce) return { status: 'complete', received: shard.total, counts: null };
+      const seen = await shardsOf(tx, partnerId, shard.nonce);
+      if (seen.some((s) => s.total_shards !== shard.total)) return { status: 'mismatch', was: seen[0]!.total_shards };
+      if (seen.some((s) => s.shard_number === shard.number)) return { status: 'duplicate', received: seen.length };
+      await stage(tx, partnerId, shard, now);
+      const received = seen.length + 1;
+      if (received < shard.total) return { status: 'received', received };
+      return complete(tx, partnerId, shard, received, snapshot, now);
+    });
+  }
+
+  async function stage(tx: Executor, partnerId: string, shard: Shard, now: Date): Promise<void> {
+    for (let i = 0; i < shard.records.length; i += BATCH) {
+      await stageRecords(tx, partnerId, shard.nonce, shard.number, shard.records.slice(i, i + BATCH));
+      await yieldToLoop();
+    }
+    await recordShard(tx, partnerId, shard.nonce, shard.number, shard.total, shard.feedDate, shard.records.length, now);
+  }
+
+  /** Every shard of the nonce is in: it replaces the partner's snapshot (availability_feed.processed). */
+  async function complete(tx: Executor, partnerId: string, shard: Shard, received: number, current: SnapshotRow | null, now: Date): Promise<Stored> {
+    // A feed generated before the current snapshot's, completing late, must not step back.
+    if (current?.feed_date && shard.feedDate && shard.feedDate < current.feed_date) {
+      await dropNonce(tx, partnerId, shard.nonce);
+      return { status: 'superseded', received };
+    }
+    const counts = await replaceSnapshot(tx, partnerId, shard.nonce, shard.feedDate, now);
+    const data = { nonce: shard.nonce, date: shard.feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
+    await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: shard.nonce, data }, now);
+    return { status: 'complete', received, counts };
+  }
+
+  return {
+    async receive(partnerId: string, body: FeedBody): Promise<ShardReceipt> {
+      const { nonce, total_shards: total } = body.metadata;
+      const shard = await checkShard(body);
+      if (shard instanceof AppError) {
+        await forget(partnerId, nonce);
+        throw shard;
       }
-      if (outcome.snapshot) log.info({ partnerId, nonce, ...outcome.snapshot }, 'availability feed processed');
-      return { nonce, status: outcome.status, receivedShards: outcome.received, totalShards: total };
+      const stored = await storeShard(partnerId, shard, clock.now());
+      if (stored.status === 'mismatch') {
+        await forget(partnerId, nonce);
+        throw validationFailed({ 'metadata.total_shards': [`must be the same for every shard of a nonce (an earlier shard said ${stored.was})`] }, `Nothing of nonce ${nonce} is kept: send every shard again.`);
+      }
+      if (stored.status === 'complete' && stored.counts) log.info({ partnerId, nonce, ...stored.counts }, 'availability feed processed');
+      return { nonce, status: stored.status, receivedShards: stored.received, totalShards: total };
     },
 
     async status(partnerId: string): Promise<FeedStatus> {
