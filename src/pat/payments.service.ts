@@ -11,7 +11,7 @@ import type { OrderStatus } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import {
   forwardBody, isTerminal, moveOf, normalizeFailureCode, parsePayload, payloadMismatch, payloadOf, paymentView, recordedStatus,
-  submissionEvent, type PaymentPayload,
+  submissionEvent, type PaymentPayload, type PaymentRow,
 } from './payments.fns.ts';
 import { createPaymentJobs, paymentJobKey, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
 import { createPaymentOutcomes } from './payments.outcomes.ts';
@@ -62,13 +62,13 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   const ex = db.kysely;
   const outcomes = createPaymentOutcomes(deps);
 
-  async function view(p: repo.PaymentRow, venueCurrency: string): Promise<Payment> {
+  async function view(p: PaymentRow, venueCurrency: string): Promise<Payment> {
     const order = await orders.find(p.venue_id, p.order_id);
     return paymentView(p, order?.status ?? null, venueCurrency);
   }
 
   /** Waits up to the in-request wait for a pending payment to turn terminal (deferred venues). */
-  async function settleInline(paymentId: string): Promise<repo.PaymentRow> {
+  async function settleInline(paymentId: string): Promise<PaymentRow> {
     const until = Date.now() + deps.inlineWaitMs;
     let p = await outcomes.step(paymentId);
     while (p && p.status === 'pending' && Date.now() < until) {
@@ -79,7 +79,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   /** `orderStatus`: the order's status as the claim left it, when the claim confirmed the payment (no forwarding). */
-  type Claim = { kind: 'claimed'; payment: repo.PaymentRow; orderStatus: OrderStatus | null } | { kind: 'race' };
+  type Claim = { kind: 'claimed'; payment: PaymentRow; orderStatus: OrderStatus | null } | { kind: 'race' };
 
   /**
    * Why an order the claim holds locked cannot take this payment, from fresh reads: another request
@@ -105,13 +105,13 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
    * The first transaction: lock the order, check it can take a payment, record the claim. A new
    * payment is one statement (repo.claimOrder); the reads that explain a refusal run only then.
    */
-  async function claim(ctx: VenueContext, partnerId: string, ref: string, payload: PaymentPayload, reuse: repo.PaymentRow | null): Promise<Claim> {
+  async function claim(ctx: VenueContext, partnerId: string, ref: string, payload: PaymentPayload, reuse: PaymentRow | null): Promise<Claim> {
     const now = clock.now();
     const event = submissionEvent(ctx.posType);
     const deadline = new Date(now.getTime() + deps.confirmationTimeoutS * 1000);
     try {
       return await ex.transaction().execute(async (tx): Promise<Claim> => {
-        let payment: repo.PaymentRow | null;
+        let payment: PaymentRow | null;
         let order: repo.LockedOrder;
         if (reuse) {
           // A retry after a failed forward: same paymentId, so a POS that did apply the first
@@ -163,7 +163,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
    * The synchronous forward of an immediate venue. A confirmation comes with the order's status as
    * its transaction left it, so the answer needs no re-read of the order.
    */
-  async function forwardNow(ctx: VenueContext, p: repo.PaymentRow, posOrderId: string): Promise<{ payment: repo.PaymentRow; orderStatus: OrderStatus | null }> {
+  async function forwardNow(ctx: VenueContext, p: PaymentRow, posOrderId: string): Promise<{ payment: PaymentRow; orderStatus: OrderStatus | null }> {
     let answer: PosPaymentAnswer;
     try {
       answer = await ctx.pos.forwardPayment(ctx.connection.pos_venue_id, posOrderId, forwardBody(p, ctx.venue.currency));
@@ -190,7 +190,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   /** Waits for another request's in-flight forward of the same reference to end. */
-  async function waitWhileInFlight(paymentId: string): Promise<repo.PaymentRow | null> {
+  async function waitWhileInFlight(paymentId: string): Promise<PaymentRow | null> {
     const until = Date.now() + deps.posTimeoutMs + 5_000;
     for (;;) {
       const p = await repo.findById(ex, paymentId);
@@ -202,7 +202,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     }
   }
 
-  async function replay(p: repo.PaymentRow, currency: string): Promise<SubmitResult> {
+  async function replay(p: PaymentRow, currency: string): Promise<SubmitResult> {
     const now = await outcomes.current(p);
     return { statusCode: isTerminal(now.status) ? 200 : 202, replay: true, payment: await view(now, currency) };
   }
