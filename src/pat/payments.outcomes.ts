@@ -13,8 +13,8 @@ import * as repo from './payments.repository.ts';
 
 // What happens to a payment once it is claimed: every outcome is one short transaction that takes
 // the order's lock first and moves the payment by the transition table (payments.fns.ts); the POS
-// is only ever called with no transaction open. The submission (payments.service.ts) and the jobs
-// (payments.jobs.ts) both finish payments through these.
+// is only ever called with no transaction open. The submission and the job handlers (both in
+// payments.service.ts) finish payments through these.
 
 /** Longest wait for the POS's answer to the final check (less than FINAL_CHECK_LEAD_MS of payments.jobs.ts). */
 export const FINAL_CHECK_MAX_MS = 4000;
