@@ -6,7 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import { bearerMatches } from '../../pos-simulator/src/auth.ts';
 import { clockRoutes } from '../../pos-simulator/src/control.routes.ts';
+import type { RequestLog } from '../../pos-simulator/src/request-log.ts';
 import { STAFF_ACTIONS, type StaffAction } from './bookings.fns.ts';
+import type { BookingsService } from './bookings.service.ts';
 import type { BrokenMode } from './broken.ts';
 import { LOG_KEY, emptyBodyIsEmptyObject, type RmsLoggedRequest } from './contract.routes.ts';
 import {
@@ -14,12 +16,24 @@ import {
   type FailuresInput, type FeedPushInput, type NotifyInput, type SeatInput, type TargetInput, type VenueInput,
 } from './control.schemas.ts';
 import { RmsError, notFound } from './errors.ts';
-import type { ServerDeps } from './server.ts';
+import type { Failures } from './failures.ts';
+import type { Outbound } from './outbound.ts';
+import type { RmsStore } from './store.ts';
+import type { VenuesService } from './venues.service.ts';
+
+export interface ControlDeps {
+  store: RmsStore;
+  log: RequestLog;
+  venues: VenuesService;
+  bookings: BookingsService;
+  failures: Failures;
+  outbound: Outbound;
+}
 
 type V = { venueId: string };
 type B = { id: string };
 
-export async function controlRoutes(app: FastifyInstance, deps: ServerDeps): Promise<void> {
+export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Promise<void> {
   const { store, log, venues, bookings, failures, outbound } = deps;
 
   app.addHook('onRequest', async (request, reply) => {

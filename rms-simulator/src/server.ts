@@ -1,27 +1,13 @@
 // Fastify assembly of the reference RMS: HTTPS listener, the error envelope, contract and control routes.
 
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { TlsPair } from '../../pos-simulator/src/tls.ts';
-import type { RequestLog } from '../../pos-simulator/src/request-log.ts';
-import type { BookingsService } from './bookings.service.ts';
-import { contractRoutes } from './contract.routes.ts';
-import { controlRoutes } from './control.routes.ts';
+import { contractRoutes, type ContractDeps } from './contract.routes.ts';
+import { controlRoutes, type ControlDeps } from './control.routes.ts';
 import { RmsError } from './errors.ts';
-import type { Failures } from './failures.ts';
-import type { Outbound } from './outbound.ts';
-import type { RmsStore } from './store.ts';
-import type { VenuesService } from './venues.service.ts';
 
-export interface ServerDeps {
-  store: RmsStore;
-  log: RequestLog;
-  venues: VenuesService;
-  bookings: BookingsService;
-  failures: Failures;
-  outbound: Outbound;
-  parked: Set<FastifyRequest>;
-  sleep(ms: number): Promise<void>;
-}
+/** What the routes run on: each route group declares what it uses. */
+export type ServerDeps = ContractDeps & ControlDeps;
 
 interface AjvError { instancePath?: string; message?: string; params?: { missingProperty?: string } }
 

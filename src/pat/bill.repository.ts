@@ -1,10 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/db.ts';
 import { isUuid } from '../lib/ids.ts';
-import type { VenueWithConnection } from '../pos-mirror/connections.service.ts';
 import type { StoredCheck } from '../pos-mirror/orders.fns.ts';
 import type { PaymentForBill } from './bill.fns.ts';
-import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns } from '../pos-mirror/connections.fns.ts';
+import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns, type VenueWithConnection } from '../pos-mirror/connections.fns.ts';
 import { SCOPED_VENUE_FROM } from './scope.repository.ts';
 
 // The stored bill in one statement (issue 14): the venue in the partner's scope with its POS

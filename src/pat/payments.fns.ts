@@ -2,12 +2,11 @@ import { ProblemList } from '../lib/errors.ts';
 import { parseAmount, toWire } from '../lib/money.ts';
 import type { ForwardPaymentInput } from '../pos/pos-client.ts';
 import type { PosType } from '../pos/pos-types.ts';
-import type { PaymentRow } from './payments.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
 
 // The pure rules of pay-at-table payments: the lifecycle as one transition table (the one the
 // service applies to stored payments under its database locks), the idempotency comparison of
-// spec 4.7 / 7.3, and the shapes a payment takes on the way in, to the POS and back out.
+// spec 4.7 / 7.3, and the shapes a payment takes: stored, on the way in, to the POS and back out.
 
 // ---- the lifecycle ----
 
@@ -18,6 +17,32 @@ import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
  * reached: nothing was recorded, and the same reference may be submitted again).
  */
 export type PaymentStatus = 'in_flight' | 'forward_failed' | 'pending' | 'confirmed' | 'failed';
+
+/** A payment as the store keeps it (a row of `payments`). */
+export interface PaymentRow {
+  id: string;
+  partner_id: string;
+  external_reference: string;
+  venue_id: string;
+  order_id: string;
+  type: 'full' | 'partial';
+  amount_minor: number;
+  tip_minor: number | null;
+  currency: string | null;
+  payment_method: string | null;
+  status: PaymentStatus;
+  failure_code: string | null;
+  forwarded: boolean;
+  recorded_at: Date;
+  confirmed_at: Date | null;
+  deadline_at: Date;
+  terminal_at: Date | null;
+  late_pos_status: string | null;
+  /** When the final check of PAY-75 ended (ahead of now while it is in flight); null before it. */
+  final_check_at: Date | null;
+  updated_at: Date;
+}
+
 /** A submission not stored yet: where the three submission events start. */
 export type Unrecorded = 'new';
 export type WireStatus = 'pending' | 'confirmed' | 'failed';

@@ -1,11 +1,9 @@
-import type { Logger } from 'pino';
-import type { Db, Executor } from '../db/db.ts';
-import { cancelJob, scheduleJob, type JobDefinition } from '../db/jobs.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { PaymentOutcomes } from './payments.outcomes.ts';
+import type { Executor } from '../db/db.ts';
+import { cancelJob, scheduleJob } from '../db/jobs.ts';
 
-// The durable jobs of payments: their kinds, their dedupe keys (one job of a kind per payment), the
-// helpers that schedule them in the caller's transaction, and their handlers.
+// The durable jobs of payments: their kinds, their dedupe keys (one job of a kind per payment) and
+// the helpers that schedule them in the caller's transaction. Their handlers finish payments through
+// the outcomes, which schedule jobs here, so the handlers live above both, in payments.service.ts.
 //   timeout     at a pending payment's deadline: fails it with pos_confirmation_timeout
 //   dispatch    forwards a pending payment, then polls the POS until it is terminal
 //   recover     an in-flight forward whose process died: asks the POS what happened
@@ -69,83 +67,4 @@ export async function scheduleLateCheck(ex: Executor, paymentId: string, attempt
     dedupeKey: paymentJobKey.lateCheck(paymentId, attempt),
     payload: { paymentId, attempt },
   }, now);
-}
-
-export interface PaymentJobsDeps {
-  db: Pick<Db, 'kysely'>;
-  clock: Clock;
-  log: Logger;
-  outcomes: PaymentOutcomes;
-}
-
-type PaymentJob = { payload: { paymentId: string } };
-
-export function createPaymentJobs({ db, clock, log, outcomes }: PaymentJobsDeps): Record<string, JobDefinition<any>> {
-  return {
-    // Runs FINAL_CHECK_LEAD_MS before the deadline: asks the POS once more (the final check), then
-    // at the deadline fails what is still pending. A run that comes late (every process was down)
-    // still asks first if nobody did.
-    [PAYMENT_JOBS.timeout]: {
-      run: async (job: PaymentJob, ctx) => {
-        let p = await outcomes.find(job.payload.paymentId);
-        if (!p || p.status !== 'pending') return;
-        if (clock.now().getTime() < p.deadline_at.getTime()) {
-          if (!p.final_check_at) p = (await outcomes.finalCheck(p)).row;
-          return p.status === 'pending' ? { retryAt: p.deadline_at } : undefined;
-        }
-        // At or past the deadline: asks first if nobody did (every process was down in the run-up)
-        // and waits for a check in flight, like a read; then fails what is still pending.
-        p = await outcomes.current(p);
-        if (p.status === 'pending') await ctx.transaction((tx) => outcomes.expire(tx, job.payload.paymentId, clock.now()));
-      },
-      // A process killed mid-check must not hold the job past the deadline for the default minute.
-      leaseMs: 15_000,
-    } as JobDefinition<{ paymentId: string }>,
-
-    [PAYMENT_JOBS.dispatch]: {
-      run: async (job: PaymentJob) => {
-        const p = await outcomes.step(job.payload.paymentId);
-        if (!p || p.status !== 'pending') return;
-        const now = clock.now().getTime();
-        if (now >= p.deadline_at.getTime()) return; // the timeout job ends it
-        return { retryAt: new Date(Math.min(now + (p.forwarded ? POLL_MS : 2 * POLL_MS), p.deadline_at.getTime())) };
-      },
-    } as JobDefinition<{ paymentId: string }>,
-
-    // An in-flight claim left by a process that died mid-forward: ask the POS what happened.
-    [PAYMENT_JOBS.recover]: {
-      run: async (job: PaymentJob) => {
-        const p = await outcomes.find(job.payload.paymentId);
-        if (!p || p.status !== 'in_flight') return;
-        const target = await outcomes.targetOf(p);
-        const answer = target ? await target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id).catch(() => null) : null;
-        if (answer?.status === 'confirmed') await outcomes.confirm(p.id);
-        else if (answer?.status === 'pending') await outcomes.acceptedPending(p, 0);
-        else {
-          log.warn({ paymentId: p.id }, 'an interrupted forward was not applied by the POS (or it cannot tell); released');
-          await outcomes.giveBack(p.id, 'interrupted');
-        }
-      },
-    } as JobDefinition<{ paymentId: string }>,
-
-    [PAYMENT_JOBS.lateCheck]: {
-      run: async (job: { payload: { paymentId: string; attempt: number } }) => {
-        const p = await outcomes.find(job.payload.paymentId);
-        if (!p || p.status !== 'failed' || p.failure_code !== 'pos_confirmation_timeout') return;
-        const target = await outcomes.targetOf(p);
-        if (!target) return;
-        try {
-          const answer = await target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id);
-          if (answer.status !== 'pending') {
-            await outcomes.recordLateAnswer(p.id, answer);
-            return;
-          }
-        } catch (err) {
-          log.debug({ paymentId: p.id, err: (err as Error).message }, 'late check could not reach the POS');
-        }
-        const next = job.payload.attempt + 1;
-        if (next < LATE_CHECKS_MS.length) await scheduleLateCheck(db.kysely, p.id, next, clock.now());
-      },
-    } as JobDefinition<{ paymentId: string; attempt: number }>,
-  };
 }

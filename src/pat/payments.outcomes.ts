@@ -7,14 +7,14 @@ import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
 import type { OrderStatus } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import { isSettled, orderTotals } from './bill.fns.ts';
-import { forwardBody, moveOf, type PaymentEvent } from './payments.fns.ts';
+import { forwardBody, moveOf, type PaymentEvent, type PaymentRow } from './payments.fns.ts';
 import { cancelTimeout, scheduleLateCheck, watchPending } from './payments.jobs.ts';
 import * as repo from './payments.repository.ts';
 
 // What happens to a payment once it is claimed: every outcome is one short transaction that takes
 // the order's lock first and moves the payment by the transition table (payments.fns.ts); the POS
-// is only ever called with no transaction open. The submission (payments.service.ts) and the jobs
-// (payments.jobs.ts) both finish payments through these.
+// is only ever called with no transaction open. The submission and the job handlers (both in
+// payments.service.ts) finish payments through these.
 
 /** Longest wait for the POS's answer to the final check (less than FINAL_CHECK_LEAD_MS of payments.jobs.ts). */
 export const FINAL_CHECK_MAX_MS = 4000;
@@ -57,7 +57,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
    * 3.2). `locked` is the order as this transaction's lock already read it (the claim, confirm), so
    * it is not locked and read twice; without it the order is locked here. Returns its status after.
    */
-  async function applyToOrder(tx: Executor, payment: repo.PaymentRow, now: Date, locked?: repo.LockedOrder): Promise<OrderStatus> {
+  async function applyToOrder(tx: Executor, payment: PaymentRow, now: Date, locked?: repo.LockedOrder): Promise<OrderStatus> {
     const order = locked ?? (await orders.lock(tx, payment.order_id));
     if (order.status !== 'open') return order.status;
     let close = payment.type === 'full';
@@ -110,7 +110,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   }
 
   /** Confirms a payment the POS confirmed; with it, the order's status as this transaction left it. */
-  async function confirm(paymentId: string): Promise<{ payment: repo.PaymentRow; orderStatus: OrderStatus } | null> {
+  async function confirm(paymentId: string): Promise<{ payment: PaymentRow; orderStatus: OrderStatus } | null> {
     const now = clock.now();
     return underOrderLock(paymentId, async (tx, order) => {
       const row = await move(tx, paymentId, { type: 'pos_confirmed' }, now);
@@ -125,7 +125,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
     });
   }
 
-  async function reject(paymentId: string, failureCode: string): Promise<repo.PaymentRow | null> {
+  async function reject(paymentId: string, failureCode: string): Promise<PaymentRow | null> {
     const now = clock.now();
     return underOrderLock(paymentId, async (tx) => {
       const row = await move(tx, paymentId, { type: 'pos_rejected', failureCode }, now);
@@ -136,7 +136,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   }
 
   /** Fails a pending payment whose deadline has passed (idempotent; exactly once in effect). */
-  async function expire(tx: Executor, paymentId: string, now: Date): Promise<repo.PaymentRow | null> {
+  async function expire(tx: Executor, paymentId: string, now: Date): Promise<PaymentRow | null> {
     const p = await repo.findById(tx, paymentId);
     if (!p || p.status !== 'pending' || p.deadline_at.getTime() > now.getTime()) return null;
     await orders.lock(tx, p.order_id);
@@ -152,7 +152,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
    * while every process was down is confirmed, not failed. One asker per payment (the claim on
    * `final_check_at`); `asked` is false when another request or process holds it.
    */
-  async function finalCheck(p: repo.PaymentRow): Promise<{ row: repo.PaymentRow; asked: boolean }> {
+  async function finalCheck(p: PaymentRow): Promise<{ row: PaymentRow; asked: boolean }> {
     const now = clock.now();
     const endsBy = new Date(now.getTime() + FINAL_CHECK_MAX_MS);
     if (!(await repo.claimFinalCheck(ex, p.id, endsBy, now))) return { row: (await repo.findById(ex, p.id))!, asked: false };
@@ -178,7 +178,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
    * payment whose final check never happened is asked about first (PAY-75), and a check another
    * request started moments ago is waited for (bounded), so its answer is not overtaken by a failure.
    */
-  async function current(p: repo.PaymentRow): Promise<repo.PaymentRow> {
+  async function current(p: PaymentRow): Promise<PaymentRow> {
     if (p.status !== 'pending' || p.deadline_at.getTime() > clock.now().getTime()) return p;
     let row = p;
     let asked = false;
@@ -195,7 +195,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
     return (await repo.findById(ex, p.id))!;
   }
 
-  async function targetOf(p: repo.PaymentRow): Promise<PosTarget | null> {
+  async function targetOf(p: PaymentRow): Promise<PosTarget | null> {
     const cv = await connections.forVenue(p.venue_id);
     const order = cv ? await orders.find(p.venue_id, p.order_id) : null;
     if (!cv || !order) return null;
@@ -203,7 +203,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
   }
 
   /** The POS accepted an in-flight forward without confirming it yet: pending, watched by jobs. */
-  async function acceptedPending(p: repo.PaymentRow, dispatchInMs: number): Promise<repo.PaymentRow | null> {
+  async function acceptedPending(p: PaymentRow, dispatchInMs: number): Promise<PaymentRow | null> {
     const now = clock.now();
     return ex.transaction().execute(async (tx) => {
       await orders.lock(tx, p.order_id);
@@ -239,7 +239,7 @@ export function createPaymentOutcomes({ db, clock, log, orders, connections }: P
      * One step of a pending payment: forward it if the POS has not accepted it yet, else ask the POS
      * how it stands; record a terminal answer. POS failures leave it pending (retried until the deadline).
      */
-    async step(paymentId: string): Promise<repo.PaymentRow | null> {
+    async step(paymentId: string): Promise<PaymentRow | null> {
       const found = await repo.findById(ex, paymentId);
       if (!found) return null;
       const p = await current(found);

@@ -2,34 +2,10 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 import { emit, emitting, type OutboxEvent, type OutboxScope } from '../db/outbox.ts';
 import type { OrderRow } from '../pos-mirror/orders.fns.ts';
-import { paymentView, type Move, type PaymentStatus } from './payments.fns.ts';
+import { paymentView, type Move, type PaymentRow } from './payments.fns.ts';
 
 // SQL for payments. A payment's status changes only through
 // moveStatus, with a Move from the transition table of payments.fns.ts.
-
-export interface PaymentRow {
-  id: string;
-  partner_id: string;
-  external_reference: string;
-  venue_id: string;
-  order_id: string;
-  type: 'full' | 'partial';
-  amount_minor: number;
-  tip_minor: number | null;
-  currency: string | null;
-  payment_method: string | null;
-  status: PaymentStatus;
-  failure_code: string | null;
-  forwarded: boolean;
-  recorded_at: Date;
-  confirmed_at: Date | null;
-  deadline_at: Date;
-  terminal_at: Date | null;
-  late_pos_status: string | null;
-  /** When the final check of PAY-75 ended (ahead of now while it is in flight); null before it. */
-  final_check_at: Date | null;
-  updated_at: Date;
-}
 
 export type NewPayment = Omit<PaymentRow, 'failure_code' | 'confirmed_at' | 'terminal_at' | 'late_pos_status' | 'final_check_at' | 'updated_at' | 'forwarded'>;
 

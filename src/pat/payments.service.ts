@@ -11,10 +11,10 @@ import type { OrderStatus } from '../pos-mirror/orders.fns.ts';
 import type { OrdersService } from '../pos-mirror/orders.service.ts';
 import {
   forwardBody, isTerminal, moveOf, normalizeFailureCode, parsePayload, payloadMismatch, payloadOf, paymentView, recordedStatus,
-  submissionEvent, type PaymentPayload,
+  submissionEvent, type PaymentPayload, type PaymentRow,
 } from './payments.fns.ts';
-import { createPaymentJobs, paymentJobKey, POLL_MS, scheduleRecover, watchPending } from './payments.jobs.ts';
-import { createPaymentOutcomes } from './payments.outcomes.ts';
+import { LATE_CHECKS_MS, PAYMENT_JOBS, paymentJobKey, POLL_MS, scheduleLateCheck, scheduleRecover, watchPending } from './payments.jobs.ts';
+import { createPaymentOutcomes, type PaymentOutcomes } from './payments.outcomes.ts';
 import * as repo from './payments.repository.ts';
 import { findSubmission } from './submission.repository.ts';
 import type { Payment, SubmitPaymentBody } from './payments.schemas.ts';
@@ -62,13 +62,13 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   const ex = db.kysely;
   const outcomes = createPaymentOutcomes(deps);
 
-  async function view(p: repo.PaymentRow, venueCurrency: string): Promise<Payment> {
+  async function view(p: PaymentRow, venueCurrency: string): Promise<Payment> {
     const order = await orders.find(p.venue_id, p.order_id);
     return paymentView(p, order?.status ?? null, venueCurrency);
   }
 
   /** Waits up to the in-request wait for a pending payment to turn terminal (deferred venues). */
-  async function settleInline(paymentId: string): Promise<repo.PaymentRow> {
+  async function settleInline(paymentId: string): Promise<PaymentRow> {
     const until = Date.now() + deps.inlineWaitMs;
     let p = await outcomes.step(paymentId);
     while (p && p.status === 'pending' && Date.now() < until) {
@@ -79,7 +79,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   /** `orderStatus`: the order's status as the claim left it, when the claim confirmed the payment (no forwarding). */
-  type Claim = { kind: 'claimed'; payment: repo.PaymentRow; orderStatus: OrderStatus | null } | { kind: 'race' };
+  type Claim = { kind: 'claimed'; payment: PaymentRow; orderStatus: OrderStatus | null } | { kind: 'race' };
 
   /**
    * Why an order the claim holds locked cannot take this payment, from fresh reads: another request
@@ -105,13 +105,13 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
    * The first transaction: lock the order, check it can take a payment, record the claim. A new
    * payment is one statement (repo.claimOrder); the reads that explain a refusal run only then.
    */
-  async function claim(ctx: VenueContext, partnerId: string, ref: string, payload: PaymentPayload, reuse: repo.PaymentRow | null): Promise<Claim> {
+  async function claim(ctx: VenueContext, partnerId: string, ref: string, payload: PaymentPayload, reuse: PaymentRow | null): Promise<Claim> {
     const now = clock.now();
     const event = submissionEvent(ctx.posType);
     const deadline = new Date(now.getTime() + deps.confirmationTimeoutS * 1000);
     try {
       return await ex.transaction().execute(async (tx): Promise<Claim> => {
-        let payment: repo.PaymentRow | null;
+        let payment: PaymentRow | null;
         let order: repo.LockedOrder;
         if (reuse) {
           // A retry after a failed forward: same paymentId, so a POS that did apply the first
@@ -163,7 +163,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
    * The synchronous forward of an immediate venue. A confirmation comes with the order's status as
    * its transaction left it, so the answer needs no re-read of the order.
    */
-  async function forwardNow(ctx: VenueContext, p: repo.PaymentRow, posOrderId: string): Promise<{ payment: repo.PaymentRow; orderStatus: OrderStatus | null }> {
+  async function forwardNow(ctx: VenueContext, p: PaymentRow, posOrderId: string): Promise<{ payment: PaymentRow; orderStatus: OrderStatus | null }> {
     let answer: PosPaymentAnswer;
     try {
       answer = await ctx.pos.forwardPayment(ctx.connection.pos_venue_id, posOrderId, forwardBody(p, ctx.venue.currency));
@@ -190,7 +190,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
   }
 
   /** Waits for another request's in-flight forward of the same reference to end. */
-  async function waitWhileInFlight(paymentId: string): Promise<repo.PaymentRow | null> {
+  async function waitWhileInFlight(paymentId: string): Promise<PaymentRow | null> {
     const until = Date.now() + deps.posTimeoutMs + 5_000;
     for (;;) {
       const p = await repo.findById(ex, paymentId);
@@ -202,7 +202,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
     }
   }
 
-  async function replay(p: repo.PaymentRow, currency: string): Promise<SubmitResult> {
+  async function replay(p: PaymentRow, currency: string): Promise<SubmitResult> {
     const now = await outcomes.current(p);
     return { statusCode: isTerminal(now.status) ? 200 : 202, replay: true, payment: await view(now, currency) };
   }
@@ -282,7 +282,7 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
       return view(await outcomes.current(p), ctx.venue.currency);
     },
 
-    /** The payment job kinds and their handlers (payments.jobs.ts), registered by the composition root. */
+    /** The payment job kinds and their handlers (below), registered by the composition root. */
     jobs(): Record<string, JobDefinition<any>> {
       return createPaymentJobs({ db, clock, log, outcomes });
     },
@@ -290,3 +290,84 @@ export function createPaymentsService(deps: PaymentsServiceDeps) {
 }
 
 export type PaymentsService = ReturnType<typeof createPaymentsService>;
+
+// ---- the job handlers (the kinds and their scheduling: payments.jobs.ts) ----
+
+interface PaymentJobsDeps {
+  db: Pick<Db, 'kysely'>;
+  clock: Clock;
+  log: Logger;
+  outcomes: PaymentOutcomes;
+}
+
+type PaymentJob = { payload: { paymentId: string } };
+
+function createPaymentJobs({ db, clock, log, outcomes }: PaymentJobsDeps): Record<string, JobDefinition<any>> {
+  return {
+    // Runs FINAL_CHECK_LEAD_MS before the deadline: asks the POS once more (the final check), then
+    // at the deadline fails what is still pending. A run that comes late (every process was down)
+    // still asks first if nobody did.
+    [PAYMENT_JOBS.timeout]: {
+      run: async (job: PaymentJob, ctx) => {
+        let p = await outcomes.find(job.payload.paymentId);
+        if (!p || p.status !== 'pending') return;
+        if (clock.now().getTime() < p.deadline_at.getTime()) {
+          if (!p.final_check_at) p = (await outcomes.finalCheck(p)).row;
+          return p.status === 'pending' ? { retryAt: p.deadline_at } : undefined;
+        }
+        // At or past the deadline: asks first if nobody did (every process was down in the run-up)
+        // and waits for a check in flight, like a read; then fails what is still pending.
+        p = await outcomes.current(p);
+        if (p.status === 'pending') await ctx.transaction((tx) => outcomes.expire(tx, job.payload.paymentId, clock.now()));
+      },
+      // A process killed mid-check must not hold the job past the deadline for the default minute.
+      leaseMs: 15_000,
+    } as JobDefinition<{ paymentId: string }>,
+
+    [PAYMENT_JOBS.dispatch]: {
+      run: async (job: PaymentJob) => {
+        const p = await outcomes.step(job.payload.paymentId);
+        if (!p || p.status !== 'pending') return;
+        const now = clock.now().getTime();
+        if (now >= p.deadline_at.getTime()) return; // the timeout job ends it
+        return { retryAt: new Date(Math.min(now + (p.forwarded ? POLL_MS : 2 * POLL_MS), p.deadline_at.getTime())) };
+      },
+    } as JobDefinition<{ paymentId: string }>,
+
+    // An in-flight claim left by a process that died mid-forward: ask the POS what happened.
+    [PAYMENT_JOBS.recover]: {
+      run: async (job: PaymentJob) => {
+        const p = await outcomes.find(job.payload.paymentId);
+        if (!p || p.status !== 'in_flight') return;
+        const target = await outcomes.targetOf(p);
+        const answer = target ? await target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id).catch(() => null) : null;
+        if (answer?.status === 'confirmed') await outcomes.confirm(p.id);
+        else if (answer?.status === 'pending') await outcomes.acceptedPending(p, 0);
+        else {
+          log.warn({ paymentId: p.id }, 'an interrupted forward was not applied by the POS (or it cannot tell); released');
+          await outcomes.giveBack(p.id, 'interrupted');
+        }
+      },
+    } as JobDefinition<{ paymentId: string }>,
+
+    [PAYMENT_JOBS.lateCheck]: {
+      run: async (job: { payload: { paymentId: string; attempt: number } }) => {
+        const p = await outcomes.find(job.payload.paymentId);
+        if (!p || p.status !== 'failed' || p.failure_code !== 'pos_confirmation_timeout') return;
+        const target = await outcomes.targetOf(p);
+        if (!target) return;
+        try {
+          const answer = await target.pos.paymentStatus(target.posVenueId, target.posOrderId, p.id);
+          if (answer.status !== 'pending') {
+            await outcomes.recordLateAnswer(p.id, answer);
+            return;
+          }
+        } catch (err) {
+          log.debug({ paymentId: p.id, err: (err as Error).message }, 'late check could not reach the POS');
+        }
+        const next = job.payload.attempt + 1;
+        if (next < LATE_CHECKS_MS.length) await scheduleLateCheck(db.kysely, p.id, next, clock.now());
+      },
+    } as JobDefinition<{ paymentId: string; attempt: number }>,
+  };
+}

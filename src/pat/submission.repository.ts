@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/db.ts';
 import { isUuid } from '../lib/ids.ts';
-import type { VenueWithConnection } from '../pos-mirror/connections.service.ts';
 import type { OrderRow } from '../pos-mirror/orders.fns.ts';
-import type { PaymentRow } from './payments.repository.ts';
-import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns } from '../pos-mirror/connections.fns.ts';
+import type { PaymentRow } from './payments.fns.ts';
+import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns, type VenueWithConnection } from '../pos-mirror/connections.fns.ts';
 import { SCOPED_VENUE_FROM } from './scope.repository.ts';
 
 // What a payment submission reads before it claims, in one prepared statement (issue 14): the venue

@@ -1,9 +1,51 @@
 import { sql } from 'kysely';
-import type { ConnectionRow, SuspensionReason, VenueRow, VenueWithConnection } from './connections.repository.ts';
+import type { PosAdapter } from '../pos/pos-client.ts';
+import type { PosType } from '../pos/pos-types.ts';
 
-// A venue and its POS connection read in one row (venues v LEFT JOIN pos_connections c), as the
-// mirror's own reads and the larger one-statement reads of other features (the stored bill, a
-// payment's submission) select it, and the row split back into the two records.
+// A venue and its POS connection: their stored rows, the venue resolved to the POS it talks to
+// (`ConnectedVenue`, what this folder's services hand each other and their callers), and both read
+// in one row (venues v LEFT JOIN pos_connections c), as the mirror's own reads and the larger
+// one-statement reads of other features (the stored bill, a payment's submission) select it, with
+// that row split back into the two records.
+
+/** The columns of a venue the POS mirror and its callers need. */
+export interface VenueRow {
+  id: string;
+  name: string;
+  country_code: string | null;
+  city: string | null;
+  timezone: string | null;
+  currency: string | null;
+  pos_type: string | null;
+}
+
+export type SuspensionReason = 'credentials_refused' | 'operator';
+
+export interface ConnectionRow {
+  venue_id: string;
+  pos_type: string;
+  pos_venue_id: string;
+  status: 'active' | 'suspended';
+  /** Why it is suspended (null while active): see migration 008. */
+  suspended_reason: SuspensionReason | null;
+  connected_at: Date;
+  tables_synced_at: Date | null;
+  orders_synced_until: Date | null;
+}
+
+export interface VenueWithConnection {
+  venue: VenueRow;
+  connection: ConnectionRow | null;
+}
+
+/** A venue with an active or suspended connection, its POS type and the client to reach that POS. */
+export interface ConnectedVenue {
+  /** A connected venue always has a currency: connect() refuses one without. */
+  venue: VenueRow & { currency: string };
+  connection: ConnectionRow;
+  posType: PosType;
+  pos: PosAdapter;
+}
 
 export type VenueConnectionColumns = VenueRow & {
   c_pos_type: string | null;

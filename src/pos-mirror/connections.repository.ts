@@ -1,40 +1,12 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
-import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns } from './connections.fns.ts';
+import {
+  VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type ConnectionRow, type SuspensionReason, type VenueConnectionColumns, type VenueWithConnection,
+} from './connections.fns.ts';
 
 // SQL of POS connections: which POS location a venue is connected to, whether the connection is
 // active, and when its tables and orders were last read.
-
-/** The columns of a venue the POS mirror and its callers need. */
-export interface VenueRow {
-  id: string;
-  name: string;
-  country_code: string | null;
-  city: string | null;
-  timezone: string | null;
-  currency: string | null;
-  pos_type: string | null;
-}
-
-export type SuspensionReason = 'credentials_refused' | 'operator';
-
-export interface ConnectionRow {
-  venue_id: string;
-  pos_type: string;
-  pos_venue_id: string;
-  status: 'active' | 'suspended';
-  /** Why it is suspended (null while active): see migration 008. */
-  suspended_reason: SuspensionReason | null;
-  connected_at: Date;
-  tables_synced_at: Date | null;
-  orders_synced_until: Date | null;
-}
-
-export interface VenueWithConnection {
-  venue: VenueRow;
-  connection: ConnectionRow | null;
-}
 
 /** A venue with its POS connection (null when none), in one round trip; null when there is no such venue. */
 export async function findVenueWithConnection(ex: Executor, venueId: string): Promise<VenueWithConnection | null> {

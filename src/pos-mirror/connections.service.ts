@@ -3,27 +3,18 @@ import type { Db, Executor } from '../db/db.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, notFound } from '../lib/errors.ts';
-import type { PosAdapter, PosClients } from '../pos/pos-client.ts';
+import type { PosClients } from '../pos/pos-client.ts';
 import type { PosType, PosTypeRegistry } from '../pos/pos-types.ts';
+import type { ConnectedVenue, ConnectionRow, VenueRow, VenueWithConnection } from './connections.fns.ts';
 import * as repo from './connections.repository.ts';
-import type { ConnectionRow, VenueRow } from './connections.repository.ts';
 import { scheduleOrderSync } from './sync.service.ts';
 import { importTables } from './tables.repository.ts';
 
-export type { ConnectionRow, SuspensionReason, VenueRow, VenueWithConnection } from './connections.repository.ts';
+export type { ConnectedVenue, ConnectionRow, SuspensionReason, VenueRow, VenueWithConnection } from './connections.fns.ts';
 
 // A venue's connection to a location of a POS: the one place that connects a venue (onboarding,
 // sandbox), switches a connection off and on (the operator's `venue suspend|resume`), and resolves
 // a venue to the POS it talks to (pay-at-table, the order sync, seating).
-
-/** A venue with an active or suspended connection, its POS type and the client to reach that POS. */
-export interface ConnectedVenue {
-  /** A connected venue always has a currency: connect() refuses one without. */
-  venue: VenueRow & { currency: string };
-  connection: ConnectionRow;
-  posType: PosType;
-  pos: PosAdapter;
-}
 
 export interface ConnectionsServiceDeps {
   db: Pick<Db, 'kysely'>;
@@ -51,7 +42,7 @@ export type ConnectResult = { connected: true; tables: number } | { connected: f
 
 export function createConnectionsService({ db, clock, log, posTypes, posClients }: ConnectionsServiceDeps) {
   /** A venue and its connection as a ConnectedVenue; null without a connection or with a POS type no longer configured. */
-  function resolve(found: repo.VenueWithConnection | null): ConnectedVenue | null {
+  function resolve(found: VenueWithConnection | null): ConnectedVenue | null {
     const connection = found?.connection;
     const posType = connection ? posTypes.get(connection.pos_type) : undefined;
     if (!found || !connection || !posType) return null;
@@ -77,7 +68,7 @@ export function createConnectionsService({ db, clock, log, posTypes, posClients 
     },
 
     /** What inScope answers, from a venue and connection the caller read in its own statement. */
-    resolveScoped(found: repo.VenueWithConnection | null): { venue: VenueRow; connected: ConnectedVenue | null } | null {
+    resolveScoped(found: VenueWithConnection | null): { venue: VenueRow; connected: ConnectedVenue | null } | null {
       return found ? { venue: found.venue, connected: resolve(found) } : null;
     },
 

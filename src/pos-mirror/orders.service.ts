@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db, Executor } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { PosOrder } from '../pos/pos.schemas.ts';
-import type { ConnectedVenue } from './connections.service.ts';
+import type { ConnectedVenue } from './connections.fns.ts';
 import { checkOfRow, fromPosOrder, type OrderRow, type StoredCheck } from './orders.fns.ts';
 import * as repo from './orders.repository.ts';
 

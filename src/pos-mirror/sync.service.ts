@@ -4,8 +4,8 @@ import { scheduleJob, type JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
 import { PosError } from '../pos/pos-client.ts';
 import type { PosOrder } from '../pos/pos.schemas.ts';
+import type { ConnectedVenue } from './connections.fns.ts';
 import * as connections from './connections.repository.ts';
-import type { ConnectionsService } from './connections.service.ts';
 import type { OrdersService } from './orders.service.ts';
 
 // The order sync: one durable job per connected venue reads every order the POS changed since the
@@ -35,7 +35,11 @@ export interface OrderSyncDeps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
   log: Logger;
-  connections: Pick<ConnectionsService, 'forVenue'>;
+  /**
+   * The connections service, by the one method the sync uses: that service starts this job
+   * (`scheduleOrderSync`), so this file does not import it back.
+   */
+  connections: { forVenue(venueId: string): Promise<ConnectedVenue | null> };
   orders: Pick<OrdersService, 'store'>;
   syncIntervalS: number;
 }

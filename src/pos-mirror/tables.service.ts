@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { notFound } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import * as connections from './connections.repository.ts';
-import type { ConnectedVenue } from './connections.service.ts';
+import type { ConnectedVenue } from './connections.fns.ts';
 import * as repo from './tables.repository.ts';
 
 export type { TableRow } from './tables.repository.ts';

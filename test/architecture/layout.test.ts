@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkLayout, featuresOf, importsOf, repositoryGraph, ROOT, type Edge } from './layout.ts';
+import { checkLayout, edgesOf, featuresOf, importCycles, importsOf, repositoryGraph, ROOT, type Edge } from './layout.ts';
 
 // The layout of DESIGN 2, checked on the repository's real import graph, and shown to catch each
 // kind of break on made-up graphs (so a rule that silently stopped matching would fail here).
@@ -79,6 +79,58 @@ describe('the dependency rule (DESIGN 2)', () => {
     expect(rulesOf(all('src/main.ts'))).toEqual([]);
     // Some features, not all: allowed (a feature calls another's service).
     expect(rulesOf(all('src/pat/payments.service.ts').slice(1))).toEqual([]);
+  });
+
+  // A file outside the circle importing into it, and one the circle imports, are not part of the cycle.
+  const circleOf = (files: string[]) => [
+    ...files.map((from, i) => edge(from, files[(i + 1) % files.length])),
+    edge('src/main.ts', files[0]),
+    edge(files.at(-1)!, files.at(-1)!.replace(/[^/]+$/, 'leaf.ts')),
+  ];
+
+  it.each([
+    ['two files that import each other', ['src/pat/payments.fns.ts', 'src/pat/payments.repository.ts']],
+    ['three files in a circle', ['src/pos-mirror/connections.service.ts', 'src/pos-mirror/sync.service.ts', 'src/pos-mirror/orders.service.ts']],
+    ['a simulator’s files in a circle', ['rms-simulator/src/server.ts', 'rms-simulator/src/control.routes.ts']],
+    ['a file that imports itself', ['src/lib/money.ts']],
+  ])('catches an import cycle: %s', (_what, circle) => {
+    const edges = circleOf(circle);
+    expect(importCycles(edges)).toEqual([[...circle].sort()]);
+    const violations = checkLayout(edges, FILES).filter((v) => v.rule === 'no-import-cycle');
+    expect(violations).toHaveLength(1);
+    for (const file of circle) expect(violations[0].detail).toContain(file);
+    expect(violations[0].detail).not.toContain('src/main.ts');
+  });
+
+  it('reports each cycle on its own, with its files, when one cycle imports another', () => {
+    const two = ['src/pat/payments.fns.ts', 'src/pat/payments.repository.ts'];
+    const three = ['src/pos-mirror/connections.service.ts', 'src/pos-mirror/sync.service.ts', 'src/pos-mirror/orders.service.ts'];
+    const edges = [...circleOf(two), ...circleOf(three), edge(two[0], three[0])];
+    expect(importCycles(edges)).toEqual([[...two].sort(), [...three].sort()]);
+    expect(checkLayout(edges, FILES).filter((v) => v.rule === 'no-import-cycle').map((v) => v.detail)).toEqual([
+      expect.stringMatching(/^src\/pat\/payments\.fns\.ts, src\/pat\/payments\.repository\.ts import each other/),
+      expect.stringMatching(/^src\/pos-mirror\/connections\.service\.ts, src\/pos-mirror\/orders\.service\.ts, src\/pos-mirror\/sync\.service\.ts import each other/),
+    ]);
+  });
+
+  it('counts a type-only import as an edge of a cycle', () => {
+    const edges = [
+      ...edgesOf('src/pat/payments.fns.ts', "import type { PaymentRow } from './payments.repository.ts';"),
+      ...edgesOf('src/pat/payments.repository.ts', "import { paymentView } from './payments.fns.ts';"),
+    ];
+    expect(importCycles(edges)).toEqual([['src/pat/payments.fns.ts', 'src/pat/payments.repository.ts']]);
+  });
+
+  it('a chain or a diamond of imports is no cycle', () => {
+    const diamond = [
+      edge('src/pat/payments.service.ts', 'src/pat/payments.outcomes.ts'),
+      edge('src/pat/payments.service.ts', 'src/pat/payments.jobs.ts'),
+      edge('src/pat/payments.outcomes.ts', 'src/pat/payments.jobs.ts'),
+      edge('src/pat/payments.jobs.ts', 'src/db/jobs.ts'),
+      edge('src/pat/payments.outcomes.ts', 'src/pat/payments.fns.ts'),
+      edge('src/pat/payments.repository.ts', 'src/pat/payments.fns.ts'),
+    ];
+    expect(importCycles(diamond)).toEqual([]);
   });
 
   it('reads every form of import: static, type-only, export-from, side effect and dynamic import()', () => {

@@ -16,7 +16,9 @@ import ts from 'typescript';
 //   - no module imports another module's *.repository.ts (they call each other's services);
 //   - content/ imports nothing of pat/, pos-mirror/ or analytics/;
 //   - the simulators (pos-simulator/, rms-simulator/) never import src/;
-//   - the conformance kit (src/pos/check/) imports nothing outside its folder (a vendor reads it alone).
+//   - the conformance kit (src/pos/check/) imports nothing outside its folder (a vendor reads it alone);
+//   - no import cycle between files, however long, `import type` included: a cycle leaves no file
+//     that can be read (or changed) before the others.
 
 export interface Edge {
   /** Repository-relative path of the importing file, e.g. `src/pat/payments.service.ts`. */
@@ -99,7 +101,46 @@ export function checkLayout(edges: readonly Edge[], files: readonly string[]): V
       out.push({ rule: 'only-app-imports-every-feature', detail: `${from} imports every feature (${others.join(', ')}); only app/ and main.ts may` });
     }
   }
+  for (const cycle of importCycles(edges)) {
+    const inside = edges.filter((e) => cycle.includes(e.from) && cycle.includes(e.to)).map((e) => `${e.from} -> ${e.to}`);
+    out.push({ rule: 'no-import-cycle', detail: `${cycle.join(', ')} import each other in a circle (${inside.join(', ')})` });
+  }
   return out;
+}
+
+/**
+ * The import cycles of a graph: its strongly connected components (Tarjan) of more than one file,
+ * or a file importing itself; each sorted, listed by their first file.
+ */
+export function importCycles(edges: readonly Edge[]): string[][] {
+  const targets = new Map<string, string[]>();
+  for (const { from, to } of edges) targets.set(from, [...(targets.get(from) ?? []), to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of targets.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) {
+        low.set(file, Math.min(low.get(file)!, index.get(to)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return; // not the root of its component
+    const component = stack.splice(stack.indexOf(file));
+    for (const member of component) onStack.delete(member);
+    if (component.length > 1 || targets.get(file)?.includes(file)) cycles.push(component.sort());
+  };
+  for (const file of [...targets.keys()].sort()) if (!index.has(file)) visit(file);
+  return cycles.sort((a, b) => a[0].localeCompare(b[0]));
 }
 
 /** The specifiers a TypeScript source imports: static imports, `export … from`, `import type`, dynamic `import()`. */
@@ -116,17 +157,18 @@ function walk(dir: string): string[] {
   });
 }
 
+/** The import edges of one file (repository-relative) from its source; packages are not edges. */
+export function edgesOf(file: string, source: string): Edge[] {
+  return importsOf(source)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => ({ from: file, to: posix.normalize(posix.join(posix.dirname(file), specifier)) }));
+}
+
 /** Every .ts file of src/ and the simulators (those that exist), repository-relative, with its import edges. */
 export function repositoryGraph(root: string): { files: string[]; edges: Edge[] } {
   const toRepo = (abs: string) => relative(root, abs).split(sep).join('/');
   const files = ['src', ...SIMULATORS].flatMap((d) => walk(join(root, d))).map(toRepo).sort();
-  const edges: Edge[] = [];
-  for (const file of files) {
-    for (const specifier of importsOf(readFileSync(join(root, file), 'utf8'))) {
-      if (!specifier.startsWith('.')) continue; // a package
-      edges.push({ from: file, to: posix.normalize(posix.join(posix.dirname(file), specifier)) });
-    }
-  }
+  const edges = files.flatMap((file) => edgesOf(file, readFileSync(join(root, file), 'utf8')));
   return { files, edges };
 }
 
