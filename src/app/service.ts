@@ -6,7 +6,7 @@ import { openStore, type Store } from '../db/store.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from '../lib/tls.ts';
 import { startAdminServer, type AdminServer } from '../operator/admin-server.ts';
-import { loadPosTypes } from '../pos/pos-types.ts';
+import { loadPosTypes, type PosTypeRegistry } from '../pos/pos-types.ts';
 import { ensureSandboxChannels, previousSandboxChannels, writeSandboxChannels } from '../sandbox/channels.ts';
 import { connectSandboxRms, startSandboxRms, writeSandboxRms, type RmsSimulator } from '../sandbox/rms.ts';
 import { sandboxFile, setupSandbox, type SandboxFile } from '../sandbox/sandbox.ts';
@@ -60,136 +60,172 @@ async function reservePort(host: string): Promise<{ port: number; release: () =>
   });
 }
 
+type ShutdownStep = () => Promise<void>;
+
+interface Shutdown {
+  steps: { http?: ShutdownStep; admin?: ShutdownStep; jobs?: ShutdownStep; simulator?: ShutdownStep; rms?: ShutdownStep };
+  closeAll(): Promise<void>;
+}
+
+/**
+ * Shutdown order: stop taking requests and let in-flight ones finish, then the admin endpoint,
+ * then jobs (a running job completes), then the simulators, then the store. A step is added as
+ * the part it stops starts, so a start that fails half way stops what it started.
+ */
+function shutdownInOrder(store: Store, log: Logger): Shutdown {
+  const steps: Shutdown['steps'] = {};
+  const closeAll = async () => {
+    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, steps.rms, () => store.close()]) {
+      if (step) await step().catch((err) => log.error({ err }, 'shutdown step failed'));
+    }
+  };
+  return { steps, closeAll };
+}
+
+/**
+ * With PORT=0 the port is chosen before anything is built, so links that name the service's own
+ * address (onboarding URLs, the OpenAPI server) carry the real port.
+ */
+async function withPort(requested: Config): Promise<{ config: Config; releasePort: () => Promise<void> }> {
+  if (requested.port !== 0) return { config: requested, releasePort: async () => {} };
+  const reserved = await reservePort(requested.host);
+  const publicBaseUrl = requested.publicBaseUrlGiven ? requested.publicBaseUrl : `https://localhost:${reserved.port}`;
+  return { config: { ...requested, port: reserved.port, publicBaseUrl }, releasePort: reserved.release };
+}
+
+async function tlsOf(config: Config, given: TlsMaterial | undefined): Promise<TlsMaterial & { certFile: string | null }> {
+  if (given) return { ...given, certFile: null };
+  if (config.tlsCertFile && config.tlsKeyFile) return { ...loadTlsFiles(config.tlsCertFile, config.tlsKeyFile), certFile: config.tlsCertFile };
+  return loadOrCreateSelfSigned(config.dataDir);
+}
+
+/** POS types from POS_TYPES; in sandbox mode also the in-process POS simulator's two, and the reference RMS (DESIGN 8.6). */
+async function startSimulators(config: Config, steps: Shutdown['steps']) {
+  const posTypes = loadPosTypes(config.posTypesFile);
+  if (!config.sandbox) return { posTypes, simulator: null, rmsSimulator: null };
+  const simulator = await startSandboxSimulator(config.dataDir);
+  steps.simulator = () => simulator.close();
+  for (const t of sandboxPosTypes(simulator)) if (!posTypes.get(t.code)) posTypes.add(t);
+  const rmsSimulator = await startSandboxRms(config.dataDir);
+  steps.rms = () => rmsSimulator.close();
+  return { posTypes, simulator, rmsSimulator };
+}
+
+/** Starts taking requests; answers the service's own URL. */
+async function listen(app: App, config: Config, releasePort: () => Promise<void>): Promise<{ url: string; port: number }> {
+  // The server is HTTPS-only; Fastify's own listen line would say http://, so it is replaced.
+  // Fastify compiles its routes' schemas in ready(), hundreds of ms: done first, so the reserved
+  // port is free only for the instant between its release and the listen.
+  await app.fastify.ready();
+  await releasePort();
+  await app.fastify.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `HTTPS listener bound to ${address.replace(/^http:/, 'https:')}` });
+  const port = (app.fastify.server.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return { url: `https://${host}:${port}`, port };
+}
+
+async function startAdmin(config: Config, store: Store, app: App, log: Logger): Promise<ShutdownStep> {
+  const adminTls = await loadOrCreateSelfSigned(config.dataDir);
+  const admin: AdminServer = await startAdminServer({ dataDir: config.dataDir, tls: adminTls, deps: { db: store.db, services: app.services }, log });
+  return () => admin.close();
+}
+
+/**
+ * Checked credentials are kept in memory under a lease (src/auth/credential-cache.ts); it is given
+ * up when the process stops taking requests.
+ */
+async function startCredentialCache(app: App, steps: Shutdown['steps']): Promise<void> {
+  await app.services.credentialCache.start();
+  const http = steps.http;
+  steps.http = async () => {
+    await http?.();
+    await app.services.credentialCache.stop();
+  };
+}
+
+interface SandboxStart {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  app: App;
+  posTypes: PosTypeRegistry;
+  url: string;
+  simulator: Simulator | null;
+  rmsSimulator: RmsSimulator | null;
+}
+
+/** The sandbox partner, its venue, tables and orders, and with the reference RMS its reservations and channels. */
+async function seedSandbox(start: SandboxStart): Promise<SandboxFile> {
+  const { config, store, clock, log, app, posTypes, url, simulator, rmsSimulator } = start;
+  const previousChannels = previousSandboxChannels(sandboxFile(config.dataDir));
+  const sandbox = await setupSandbox({
+    db: store.db,
+    clock,
+    log,
+    auth: app.services.auth,
+    venues: app.services.patVenues,
+    connections: app.services.connections,
+    orderSync: app.services.orderSync,
+    posTypes,
+    dataDir: config.dataDir,
+    baseUrl: url,
+    posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,
+    seating: simulator ? { venues: app.services.venues, posControl: simulator.control } : null,
+  });
+  return rmsSimulator ? seedSandboxReservations(start, rmsSimulator, sandbox, previousChannels) : sandbox;
+}
+
+async function seedSandboxReservations(
+  { config, log, app, url }: SandboxStart,
+  rmsSimulator: RmsSimulator,
+  seeded: SandboxFile,
+  previousChannels: ReturnType<typeof previousSandboxChannels>,
+): Promise<SandboxFile> {
+  const s = app.services;
+  const rms = await connectSandboxRms({
+    rms: rmsSimulator, partnerId: seeded.partnerId, partnerApiKey: seeded.apiKey, baseUrl: url, dataDir: config.dataDir,
+    venues: s.venues, bookingServices: s.bookingServices, rmsClients: s.rmsClients, log,
+  });
+  const sandbox = writeSandboxRms(sandboxFile(config.dataDir), seeded, rms);
+  // DESIGN 8.6: a channel of each protocol, linked to the RMS venues.
+  const channels = await ensureSandboxChannels({
+    previous: previousChannels, partnerId: sandbox.partnerId, venueIds: rms.venues.map((v) => v.id),
+    channels: s.channels, access: s.channelAccess, log,
+  });
+  return writeSandboxChannels(sandboxFile(config.dataDir), sandbox, channels);
+}
+
 export async function startService(requested: Config, opts: StartOptions = {}): Promise<RunningService> {
-  // With PORT=0 the port is chosen before anything is built, so links that name the service's own
-  // address (onboarding URLs, the OpenAPI server) carry the real port.
-  let config = requested;
-  let releasePort = async () => {};
-  if (config.port === 0) {
-    const reserved = await reservePort(config.host);
-    releasePort = reserved.release;
-    config = { ...config, port: reserved.port, publicBaseUrl: config.publicBaseUrlGiven ? config.publicBaseUrl : `https://localhost:${reserved.port}` };
-  }
+  const { config, releasePort } = await withPort(requested);
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock;
   const store = opts.store ?? (await openStore(config).catch(async (err) => {
     await releasePort();
     throw err;
   }));
-  // Shutdown order: stop taking requests and let in-flight ones finish, then the admin endpoint,
-  // then jobs (a running job completes), then the store.
-  const steps: { http?: () => Promise<void>; admin?: () => Promise<void>; jobs?: () => Promise<void>; simulator?: () => Promise<void>; rms?: () => Promise<void> } = {};
-  const closeAll = async () => {
-    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, steps.rms, () => store.close()]) {
-      if (step) await step().catch((err) => log.error({ err }, 'shutdown step failed'));
-    }
-  };
+  const { steps, closeAll } = shutdownInOrder(store, log);
 
   try {
-    const tls = opts.tls
-      ? { ...opts.tls, certFile: null }
-      : config.tlsCertFile && config.tlsKeyFile
-        ? { ...loadTlsFiles(config.tlsCertFile, config.tlsKeyFile), certFile: config.tlsCertFile }
-        : await loadOrCreateSelfSigned(config.dataDir);
-
-    // POS types from POS_TYPES; in sandbox mode also the two types over the in-process simulator.
-    const posTypes = loadPosTypes(config.posTypesFile);
-    let simulator: Simulator | null = null;
-    if (config.sandbox) {
-      simulator = await startSandboxSimulator(config.dataDir);
-      steps.simulator = () => simulator!.close();
-      for (const t of sandboxPosTypes(simulator)) if (!posTypes.get(t.code)) posTypes.add(t);
-    }
-    // Sandbox: the reference RMS too (DESIGN 8.6).
-    let rmsSimulator: RmsSimulator | null = null;
-    if (config.sandbox) {
-      rmsSimulator = await startSandboxRms(config.dataDir);
-      steps.rms = () => rmsSimulator!.close();
-    }
-
+    const tls = await tlsOf(config, opts.tls);
+    const { posTypes, simulator, rmsSimulator } = await startSimulators(config, steps);
     const app = await buildApp({ config, db: store.db, clock, tls, log, posTypes });
     const runner = new JobRunner({ db: store.db, clock, log, pollMs: config.jobPollMs });
     for (const [kind, definition] of Object.entries(app.jobs)) runner.register(kind, definition);
 
-    // The server is HTTPS-only; Fastify's own listen line would say http://, so it is replaced.
-    // Fastify compiles its routes' schemas in ready(), hundreds of ms: done first, so the reserved
-    // port is free only for the instant between its release and the listen.
-    await app.fastify.ready();
-    await releasePort();
-    await app.fastify.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `HTTPS listener bound to ${address.replace(/^http:/, 'https:')}` });
+    const { url, port } = await listen(app, config, releasePort);
     steps.http = () => app.fastify.close();
-    const port = (app.fastify.server.address() as AddressInfo).port;
-    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-    const url = `https://${host}:${port}`;
-
-    let admin: AdminServer | null = null;
-    if (store.embedded) {
-      const adminTls = await loadOrCreateSelfSigned(config.dataDir);
-      admin = await startAdminServer({ dataDir: config.dataDir, tls: adminTls, deps: { db: store.db, services: app.services }, log });
-      steps.admin = () => admin!.close();
-    }
-
-    let sandbox: SandboxFile | null = null;
-    if (config.sandbox) {
-      const previousChannels = previousSandboxChannels(sandboxFile(config.dataDir));
-      sandbox = await setupSandbox({
-        db: store.db,
-        clock,
-        log,
-        auth: app.services.auth,
-        venues: app.services.patVenues,
-        connections: app.services.connections,
-        orderSync: app.services.orderSync,
-        posTypes,
-        dataDir: config.dataDir,
-        baseUrl: url,
-        posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,
-        seating: simulator ? { venues: app.services.venues, posControl: simulator.control } : null,
-      });
-      if (rmsSimulator) {
-        const s = app.services;
-        const rms = await connectSandboxRms({
-          rms: rmsSimulator, partnerId: sandbox.partnerId, partnerApiKey: sandbox.apiKey, baseUrl: url, dataDir: config.dataDir,
-          venues: s.venues, bookingServices: s.bookingServices, rmsClients: s.rmsClients, log,
-        });
-        sandbox = writeSandboxRms(sandboxFile(config.dataDir), sandbox, rms);
-        // DESIGN 8.6: a channel of each protocol, linked to the RMS venues.
-        const channels = await ensureSandboxChannels({
-          previous: previousChannels, partnerId: sandbox.partnerId, venueIds: rms.venues.map((v) => v.id),
-          channels: s.channels, access: s.channelAccess, log,
-        });
-        sandbox = writeSandboxChannels(sandboxFile(config.dataDir), sandbox, channels);
-      }
-    }
-
+    if (store.embedded) steps.admin = await startAdmin(config, store, app, log);
+    const sandbox = config.sandbox ? await seedSandbox({ config, store, clock, log, app, posTypes, url, simulator, rmsSimulator }) : null;
     if (opts.startJobs !== false) {
       await runner.start();
       steps.jobs = () => runner.stop();
     }
-    // Checked credentials are kept in memory under a lease (src/auth/credential-cache.ts); it is
-    // given up when the process stops taking requests.
-    if (config.authCacheLeaseMs > 0) {
-      await app.services.credentialCache.start();
-      const http = steps.http;
-      steps.http = async () => {
-        await http?.();
-        await app.services.credentialCache.stop();
-      };
-    }
+    if (config.authCacheLeaseMs > 0) await startCredentialCache(app, steps);
     log.info({ url, store: store.embedded ? 'embedded' : 'postgres', sandbox: config.sandbox }, 'tableside listening');
 
     let closing: Promise<void> | null = null;
-    return {
-      url,
-      port,
-      app,
-      store,
-      runner,
-      tls: { ...tls, certFile: tls.certFile ?? null },
-      sandbox,
-      log,
-      close: () => (closing ??= closeAll()),
-    };
+    return { url, port, app, store, runner, tls, sandbox, log, close: () => (closing ??= closeAll()) };
   } catch (err) {
     await releasePort();
     await closeAll();

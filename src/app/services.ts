@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { createAnalyticsOrdersService } from '../analytics/orders.service.ts';
 import { createAnalyticsVenuesService } from '../analytics/venues.service.ts';
-import { createAuthService } from '../auth/auth.service.ts';
+import { createAuthService, type AuthService } from '../auth/auth.service.ts';
 import { createCredentialCache } from '../auth/credential-cache.ts';
 import type { Config } from '../config.ts';
 import { createAreasService } from '../content/areas.service.ts';
@@ -16,7 +16,7 @@ import { createVenuesService } from '../content/venues.service.ts';
 import type { Db } from '../db/db.ts';
 import type { JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
-import { createOnboardingService } from '../onboarding/onboarding.service.ts';
+import { createOnboardingService, type OnboardingService } from '../onboarding/onboarding.service.ts';
 import { createBillService } from '../pat/bill.service.ts';
 import { createPaymentsService } from '../pat/payments.service.ts';
 import { createVenueContexts } from '../pat/venue-context.ts';
@@ -56,27 +56,68 @@ export interface ServiceDeps {
 }
 
 export function buildServices(deps: ServiceDeps) {
-  const { config, db, clock, log, posTypes, posClients, rmsClients } = deps;
+  const access = buildAuth(deps);
+  const content = buildContent(deps);
+  const mirror = buildPosMirror(deps);
+  const payAtTable = buildPayAtTable(deps, { auth: access.auth, ...mirror });
+  const seated = buildSeatedReservations(deps, { ...mirror, onboarding: payAtTable.onboarding });
+  const analytics = buildAnalytics(deps);
+  const reservations = buildReservations(deps);
+  const { webhookDelivery, webhookEndpoints } = buildWebhooks(deps);
+  const bookingChannels = buildBookingChannels(deps, reservations);
+
+  /** Every durable job kind and its handler; registered on the process's JobRunner. */
+  const jobs: Record<string, JobDefinition<any>> = {
+    ...payAtTable.payments.jobs(),
+    ...webhookDelivery.jobs(),
+    [ORDER_SYNC_JOB]: mirror.orderSync.job(),
+    [SEATING_JOB]: seated.seating.job(),
+    ...reservations.bookings.jobs(),
+    ...reservations.notices.jobs(),
+  };
+
+  return {
+    services: {
+      ...access, ...content, ...mirror, ...payAtTable, ...analytics, webhookEndpoints, ...seated,
+      rmsClients: deps.rmsClients, ...reservations, ...bookingChannels,
+    },
+    jobs,
+  };
+}
+
+function buildAuth({ config, db, clock, log }: ServiceDeps) {
   // Serves nothing from memory until the process that serves requests starts it (service.ts, unless
   // AUTH_CACHE_LEASE_MS is 0); until then every lookup reads the database.
   const credentialCache = createCredentialCache({ db, log, leaseMs: config.authCacheLeaseMs });
   const auth = createAuthService({ db, clock, accessTokenTtlS: config.accessTokenTtlS, credentials: credentialCache });
+  return { auth, credentialCache };
+}
 
-  // Content API (/v1/rms)
-  const channels = createChannelsService({ db, clock });
+/** The content API (/v1/rms). */
+function buildContent({ config, db, clock }: ServiceDeps) {
   const content = { db, clock, publicBaseUrl: config.publicBaseUrl };
-  const companies = createCompaniesService(content);
-  const brands = createBrandsService(content);
-  const venues = createVenuesService(content);
-  const areas = createAreasService({ db, clock });
+  return {
+    channels: createChannelsService({ db, clock }),
+    companies: createCompaniesService(content),
+    brands: createBrandsService(content),
+    venues: createVenuesService(content),
+    areas: createAreasService({ db, clock }),
+  };
+}
 
-  // The POS mirror: connections, tables, orders and their sync
+/** The POS mirror: connections, tables, orders and their sync. */
+function buildPosMirror({ config, db, clock, log, posTypes, posClients }: ServiceDeps) {
   const connections = createConnectionsService({ db, clock, log, posTypes, posClients });
   const orders = createOrdersService({ db, clock, log });
   const orderSync = createOrderSyncService({ db, clock, log, connections, orders, syncIntervalS: config.orderSyncIntervalS });
   const tables = createTablesService({ db, clock, log, ttlS: config.posTablesTtlS });
+  return { connections, orders, orderSync, tables };
+}
 
-  // Pay-at-table (/v1/pat) and onboarding
+type PosMirror = ReturnType<typeof buildPosMirror>;
+
+/** Pay-at-table (/v1/pat) and onboarding. */
+function buildPayAtTable({ config, db, clock, log, posTypes }: ServiceDeps, { auth, connections, orders, tables }: PosMirror & { auth: AuthService }) {
   const contexts = createVenueContexts({ connections });
   const onboarding = createOnboardingService({ db, clock, log, posTypes, connections, publicBaseUrl: config.publicBaseUrl });
   const patVenues = createPatVenuesService({ db, clock, auth, contexts, tables, posTypes, onboarding });
@@ -92,16 +133,26 @@ export function buildServices(deps: ServiceDeps) {
     inlineWaitMs: config.paymentInlineWaitMs,
     posTimeoutMs: config.posTimeoutMs,
   });
+  return { contexts, patVenues, bill, payments, onboarding };
+}
 
-  // Seated reservations (DESIGN 8.3c): the RMS seats a booking, the POS mirror opens its order
+/** Seated reservations (DESIGN 8.3c): the RMS seats a booking, the POS mirror opens its order. */
+function buildSeatedReservations(
+  { config, db, clock, log, posTypes }: ServiceDeps,
+  { connections, tables, onboarding }: PosMirror & { onboarding: OnboardingService },
+) {
   const seating = createSeatingService({ db, clock, log, connections, tables, posTimeoutMs: config.posTimeoutMs });
   const rmsSeating = createRmsSeatingService({ db, clock, posTypes, connections, seating, onboarding });
+  return { seating, rmsSeating };
+}
 
-  // Analytics (/v1/pos)
-  const analyticsVenues = createAnalyticsVenuesService({ db });
-  const analyticsOrders = createAnalyticsOrdersService({ db });
+/** Analytics (/v1/pos). */
+function buildAnalytics({ db }: ServiceDeps) {
+  return { analyticsVenues: createAnalyticsVenuesService({ db }), analyticsOrders: createAnalyticsOrdersService({ db }) };
+}
 
-  // Reservations, RMS side (DESIGN 8.1-8.3b)
+/** Reservations, RMS side (DESIGN 8.1-8.3b). */
+function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) {
   const bookingServices = createBookingServicesService({
     db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
   });
@@ -109,41 +160,25 @@ export function buildServices(deps: ServiceDeps) {
   const notices = createNoticesService({ db, clock, log, bookings });
   const feed = createFeedService({ db, clock, log });
   const availability = createAvailabilityService({ db, bookingServices, feed });
-  // Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event
+  return { bookingServices, bookings, notices, feed, availability };
+}
+
+/** Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event. */
+function buildWebhooks({ config, db, clock, log }: ServiceDeps) {
   const sealer = createSealer({ db, clock, secretsKey: config.secretsKey });
   const allowPrivateTargets = config.allowPrivateTargets;
   const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
   const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
+  return { webhookDelivery, webhookEndpoints };
+}
 
-  // Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds
+/** Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds. */
+function buildBookingChannels({ db, clock }: ServiceDeps, { bookings, availability, feed }: ReturnType<typeof buildReservations>) {
   const channelAccess = createChannelAccessService({ db, clock });
   const channelApi = createChannelApiService({ db, clock, bookings, availability });
   const v3 = createV3Service({ db, clock, api: channelApi, availability });
   const channelFeeds = createFeedsService({ db, clock, feed });
-
-  /** Every durable job kind and its handler; registered on the process's JobRunner. */
-  const jobs: Record<string, JobDefinition<any>> = {
-    ...payments.jobs(),
-    ...webhookDelivery.jobs(),
-    [ORDER_SYNC_JOB]: orderSync.job(),
-    [SEATING_JOB]: seating.job(),
-    ...bookings.jobs(),
-    ...notices.jobs(),
-  };
-
-  return {
-    services: {
-      auth, credentialCache, channels, companies, brands, venues, areas,
-      connections, orders, orderSync, tables,
-      contexts, patVenues, bill, payments, onboarding,
-      analyticsVenues, analyticsOrders,
-      webhookEndpoints,
-      seating, rmsSeating,
-      rmsClients, bookingServices, bookings, notices, feed, availability,
-      channelAccess, channelApi, v3, channelFeeds,
-    },
-    jobs,
-  };
+  return { channelAccess, channelApi, v3, channelFeeds };
 }
 
 export type Services = ReturnType<typeof buildServices>['services'];

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { conflict, notFound, ProblemList, validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { toWire } from '../lib/money.ts';
+import { toWire, type Minor } from '../lib/money.ts';
 import { findBrand } from './brands.repository.ts';
 import { findCompany, insertCompany, type CompanyRow } from './companies.repository.ts';
 import { couldBeId, installLink, pageOf, pick } from './content.fns.ts';
@@ -89,8 +89,20 @@ async function resolveWrite(tx: Executor, partnerId: string, current: repo.Venue
   const problems = new ProblemList();
   checkTranslations(body.translations, problems);
   if (!current) for (const field of REQUIRED_ON_CREATE) if (body[field] === undefined) problems.add(field, 'is required to create a venue');
+  const owners = await resolveOwners(tx, partnerId, current, body, problems);
+  const fees = resolveFees(current, body, problems);
+  const limits = resolveLimits(current, body, problems);
+  problems.throwIfAny();
+  return pendingVenue({ id: current?.id ?? newId, partnerId, current, body, checked: { ...owners, ...fees, ...limits } });
+}
 
-  // Company and brand: only the partner's own; another partner's is refused like a missing one.
+interface Owners {
+  companyId: string | null;
+  brandId: string | null;
+}
+
+/** The venue's company and brand: only the partner's own; another partner's is refused like a missing one. */
+async function resolveOwners(tx: Executor, partnerId: string, current: repo.VenueRow | undefined, body: WriteBody, problems: ProblemList): Promise<Owners> {
   const company = body.company === undefined ? undefined : couldBeId(body.company) ? await findCompany(tx, partnerId, body.company) : undefined;
   if (body.company !== undefined && !company) problems.add('company', 'is not one of your companies');
   const brand = body.brand == null ? undefined : couldBeId(body.brand) ? await findBrand(tx, partnerId, body.brand) : undefined;
@@ -105,32 +117,65 @@ async function resolveWrite(tx: Executor, partnerId: string, current: repo.Venue
   }
   if (body.company !== undefined && !company) companyId = current?.company_id ?? null;
   if (body.brand != null && !brand) brandId = current?.brand_id ?? null;
+  return { companyId, brandId };
+}
 
+interface Fees {
+  currency: string | undefined;
+  depositMinor: Minor;
+  noShowMinor: Minor;
+}
+
+/** The deposit and no-show fee in the venue's currency (the stored ones are checked again when the currency changes). */
+function resolveFees(current: repo.VenueRow | undefined, body: WriteBody, problems: ProblemList): Fees {
   const currency = body.currency ?? current?.currency;
   const definition = body.paymentDefinition ?? {};
-  let depositMinor = current?.deposit_amount_minor ?? 0;
-  let noShowMinor = current?.no_show_fee_amount_minor ?? 0;
-  if (currency) {
-    const common = { storedCurrency: current?.currency, currency, problems };
-    depositMinor = feeAmount({ ...common, field: 'paymentDefinition.deposit.amount', given: definition.deposit?.amount, stored: current?.deposit_amount_minor });
-    noShowMinor = feeAmount({ ...common, field: 'paymentDefinition.noShowFee.amount', given: definition.noShowFee?.amount, stored: current?.no_show_fee_amount_minor });
-  }
+  if (!currency) return { currency, depositMinor: current?.deposit_amount_minor ?? 0, noShowMinor: current?.no_show_fee_amount_minor ?? 0 };
+  const common = { storedCurrency: current?.currency, currency, problems };
+  return {
+    currency,
+    depositMinor: feeAmount({ ...common, field: 'paymentDefinition.deposit.amount', given: definition.deposit?.amount, stored: current?.deposit_amount_minor }),
+    noShowMinor: feeAmount({ ...common, field: 'paymentDefinition.noShowFee.amount', given: definition.noShowFee?.amount, stored: current?.no_show_fee_amount_minor }),
+  };
+}
 
+interface Limits {
+  minCovers: number;
+  maxCovers: number | null;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+/** Covers and coordinates, as given or as stored, each pair checked together. */
+function resolveLimits(current: repo.VenueRow | undefined, body: WriteBody, problems: ProblemList): Limits {
   const minCovers = pick(body.minCovers, current?.min_covers ?? 1);
   const maxCovers = pick(body.maxCovers, current?.max_covers ?? null);
   checkCovers(minCovers, maxCovers, problems);
   const latitude = pick(body.latitude, current?.latitude ?? null);
   const longitude = pick(body.longitude, current?.longitude ?? null);
   checkCoordinates(latitude, longitude, problems);
-  problems.throwIfAny();
+  return { minCovers, maxCovers, latitude, longitude };
+}
 
+interface VenueWrite {
+  id: string;
+  partnerId: string;
+  current: repo.VenueRow | undefined;
+  body: WriteBody;
+  /** What the checks resolved. */
+  checked: Owners & Fees & Limits;
+}
+
+/** The row: each field as the body gives it (or the checks resolved), else as stored, else its default. */
+function pendingVenue({ id, partnerId, current, body, checked }: VenueWrite): PendingVenue {
+  const definition = body.paymentDefinition ?? {};
   const gateway = body.paymentGateway;
   return {
-    id: current?.id ?? newId,
+    id,
     owner_partner_id: partnerId,
     external_id: pick(body.externalId, current?.external_id)!,
-    company_id: companyId,
-    brand_id: brandId,
+    company_id: checked.companyId,
+    brand_id: checked.brandId,
     name: pick(body.name, current?.name)!,
     country_code: pick(body.countryCode, current?.country_code)!,
     address: pick(body.address, current?.address ?? null),
@@ -140,20 +185,20 @@ async function resolveWrite(tx: Executor, partnerId: string, current: repo.Venue
     email: pick(body.email, current?.email ?? null),
     timezone: pick(body.timezone, current?.timezone ?? null),
     description: pick(body.description, current?.description ?? null),
-    latitude,
-    longitude,
+    latitude: checked.latitude,
+    longitude: checked.longitude,
     capacity: pick(body.capacity, current?.capacity ?? null),
     url: pick(body.url, current?.url ?? null),
     min_advance_booking: pick(body.minAdvanceBooking, current?.min_advance_booking ?? 0),
     min_advance_online_cancelling: pick(body.minAdvanceOnlineCancelling, current?.min_advance_online_cancelling ?? 0),
-    min_covers: minCovers,
-    max_covers: maxCovers,
-    currency: currency!,
+    min_covers: checked.minCovers,
+    max_covers: checked.maxCovers,
+    currency: checked.currency!,
     require_credit_card: pick(definition.requireCreditCard, current?.require_credit_card ?? false),
     deposit_type: definition.deposit?.type ?? current?.deposit_type ?? 'fixed_price',
-    deposit_amount_minor: depositMinor,
+    deposit_amount_minor: checked.depositMinor,
     no_show_fee_type: definition.noShowFee?.type ?? current?.no_show_fee_type ?? 'fixed_price',
-    no_show_fee_amount_minor: noShowMinor,
+    no_show_fee_amount_minor: checked.noShowMinor,
     payment_gateway: gateway === undefined ? (current?.payment_gateway ?? null) : (gateway?.gateway ?? null),
     gateway_sdk_version: gateway === undefined ? (current?.gateway_sdk_version ?? null) : (gateway?.sdkVersion ?? null),
     gateway_publish_key: gateway === undefined ? (current?.gateway_publish_key ?? null) : (gateway?.publishKey ?? null),

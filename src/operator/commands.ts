@@ -76,7 +76,7 @@ export const COMMANDS = {
     const channel = await services.channels.create({ name: text(args, 'name'), logo });
     return { ...channel, ...(await services.channelAccess.issue(channel.id, protocol)) };
   },
-  // Google's feeds of a google-v3 channel, written as files (DESIGN 8.4c); `out` is absolute (main.ts).
+  // Google's feeds of a google-v3 channel, written as files (DESIGN 8.4c); `out` is absolute (google-feeds.cli.ts).
   async 'feeds.export'({ services }: CommandDeps, args: Args) {
     return services.channelFeeds.export(text(args, 'channel'), text(args, 'out'), optionalInt(args, 'shardSize'));
   },
