@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 
-// SQL of the booking-services connection (DESIGN 8.1) and the key that seals partner secrets.
+// SQL of the booking-services connection (DESIGN 8.1).
 
 export interface BookingServicesRow {
   partner_id: string;
@@ -32,14 +32,4 @@ export async function saveConnection(ex: Executor, row: BookingServicesRow, now:
 export async function recordCheck(ex: Executor, partnerId: string, at: Date, ok: boolean, message: string): Promise<void> {
   await sql`UPDATE rms_booking_services SET last_check_at = ${at}, last_check_ok = ${ok}, last_check_message = ${message}
             WHERE partner_id = ${partnerId}`.execute(ex);
-}
-
-const KEY_SETTING = 'rms.sealing_key';
-
-/** The store's sealing key (base64), created by the first process that needs it. */
-export async function storedSealingKey(ex: Executor, candidate: string, now: Date): Promise<string> {
-  await sql`INSERT INTO settings (key, value, updated_at) VALUES (${KEY_SETTING}, ${JSON.stringify(candidate)}::jsonb, ${now})
-            ON CONFLICT (key) DO NOTHING`.execute(ex);
-  const { rows } = await sql<{ value: string }>`SELECT value FROM settings WHERE key = ${KEY_SETTING}`.execute(ex);
-  return rows[0]!.value;
 }
