@@ -15,6 +15,7 @@ import { createCompaniesService } from '../content/companies.service.ts';
 import { createVenuesService } from '../content/venues.service.ts';
 import type { Db } from '../db/db.ts';
 import type { JobDefinition } from '../db/jobs.ts';
+import { createSealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createOnboardingService, type OnboardingService } from '../onboarding/onboarding.service.ts';
 import { createBillService } from '../pat/bill.service.ts';
@@ -25,8 +26,7 @@ import type { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
 import { createWebhookDelivery } from '../webhooks/delivery.service.ts';
-import { createEndpointsService } from '../webhooks/endpoints.service.ts';
-import { createSealer } from '../webhooks/sealing.ts';
+import { createEndpointsService, SIGNING_SECRETS_KEY_SETTING } from '../webhooks/endpoints.service.ts';
 import { createSender } from '../webhooks/sender.ts';
 import { createOrdersService } from '../pos-mirror/orders.service.ts';
 import { createOrderSyncService, ORDER_SYNC_JOB } from '../pos-mirror/sync.service.ts';
@@ -165,7 +165,7 @@ function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) 
 
 /** Outbound webhooks (/v1/webhooks): endpoints, and delivery of every outbox event. */
 function buildWebhooks({ config, db, clock, log }: ServiceDeps) {
-  const sealer = createSealer({ db, clock, secretsKey: config.secretsKey });
+  const sealer = createSealer({ db, clock, secretsKey: config.secretsKey, setting: SIGNING_SECRETS_KEY_SETTING });
   const allowPrivateTargets = config.allowPrivateTargets;
   const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
   const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });

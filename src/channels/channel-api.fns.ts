@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import { toWire } from '../lib/money.ts';
 import type { RmsContact, Slot } from '../rms/rms-client.fns.ts';
 
@@ -42,16 +43,6 @@ export const toRmsContact = (c: ChannelContact): RmsContact => ({
 export const fromRmsContact = (c: RmsContact): ChannelContact => ({
   firstName: c.firstname, lastName: c.lastname, email: c.email, phone: c.telephone, ...(c.locale ? { locale: c.locale } : {}),
 });
-
-/** JSON with keys sorted at every level, so two bodies that differ only in key order compare equal. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** The fingerprint of a request sent with an idempotency key: same key, other fingerprint → 409. */
 export const requestFingerprint = (body: unknown) => createHash('sha256').update(canonicalJson(body)).digest('hex');

@@ -2,7 +2,7 @@ import type { Slot } from '../rms/rms-client.fns.ts';
 
 // Pure rules of Google's Booking Server API v3 (DESIGN 8.4b), tested without a database: statuses
 // and failure causes mapped from the 8.2 contract, int64 fields (strings out, strings or numbers
-// in), venue-local dates, and which requested slot times are available.
+// in), and which requested slot times are available.
 
 export const SERVICE_ID = 'dining' as const;
 
@@ -41,11 +41,6 @@ export const causeOf = (code: string) => CAUSE_OF[code] ?? 'CAUSE_UNSPECIFIED';
 /** An int64 read as Google may send it: a decimal string or a JSON number. */
 export function int64(value: string | number): number {
   return typeof value === 'number' ? value : Number(value);
-}
-
-/** The venue-local date (YYYY-MM-DD) of an instant. */
-export function localDate(at: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
 
 /** A slot time echoed as requested, its int64 fields as strings (CHN-12, CHN-15). */

@@ -1,12 +1,13 @@
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, badRequest, forbidden } from '../lib/errors.ts';
+import { localDateText } from '../lib/iso/timezones.ts';
 import type { AvailabilityService } from '../rms/availability.service.ts';
 import type { Slot } from '../rms/rms-client.fns.ts';
 import type { ChannelIdentity } from './access.repository.ts';
 import { bookableVenue, bookingIdsByKeyPrefix, bookingKey, type BookableVenue } from './channel-api.repository.ts';
 import { fromRmsError, type ChannelApiService, type ChannelBooking } from './channel-api.service.ts';
-import { causeOf, echoSlotTime, int64, isAvailable, localDate, SERVICE_ID, userOfKey, v3Key, v3Status, v3UserPrefix } from './google-booking-server.fns.ts';
+import { causeOf, echoSlotTime, int64, isAvailable, SERVICE_ID, userOfKey, v3Key, v3Status, v3UserPrefix } from './google-booking-server.fns.ts';
 import { LIST_BOOKINGS_LIMIT, type BatchAvailabilityLookupRequest, type CreateBookingRequest, type UpdateBookingRequest } from './google-booking-server.schemas.ts';
 
 // Google's Booking Server API v3 (DESIGN 8.4b) over the channel API service: the same link checks,
@@ -81,7 +82,7 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
       const tz = venue.timezone ?? 'UTC';
       const now = clock.now();
       const groupOf = (st: BatchAvailabilityLookupRequest['slot_time'][number]) =>
-        `${localDate(new Date(int64(st.start_sec) * 1000), tz)}|${st.resource_ids?.party_size ?? 2}`;
+        `${localDateText(new Date(int64(st.start_sec) * 1000), tz)}|${st.resource_ids?.party_size ?? 2}`;
       const found = new Map<string, Slot[]>();
       const groups = [...new Set(req.slot_time.map(groupOf))];
       const lookups = groups.map(async (g) => {

@@ -4,14 +4,15 @@ import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
+import { localDateText } from '../lib/iso/timezones.ts';
 import type { FeedService } from '../rms/availability-feed.service.ts';
+import { rmsOf } from '../rms/venues.service.ts';
 import { findChannel, type ChannelIdentity } from './access.repository.ts';
 import { allLinkedVenues, type FeedVenueRow } from './channel-api.repository.ts';
 import {
   availabilityDocument, availabilityOf, buildFeedSet, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, shardName,
   type AvailabilityRecord, type FeedFile, type FeedKind, type VenueRecords,
 } from './google-feeds.fns.ts';
-import { localDate } from './google-booking-server.fns.ts';
 
 // Google's feeds for a google-v3 channel (DESIGN 8.4c), built from the complete RMS snapshots
 // (8.3b) of the venues linked to it: `tableside feeds export` writes them as files, and
@@ -31,11 +32,12 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
   }
 
   async function recordsOf(v: FeedVenueRow, now: Date): Promise<{ nonce: string | null; input: VenueRecords }> {
-    if (!v.ownerPartnerId || !v.externalId) return { nonce: null, input: { venue: v, records: [] } };
+    const rms = rmsOf(v);
+    if (!rms) return { nonce: null, input: { venue: v, records: [] } };
     const tz = v.timezone ?? 'UTC';
-    const from = localDate(new Date(now.getTime() - 86_400_000), tz);
-    const to = localDate(new Date(now.getTime() + (HORIZON_DAYS + 1) * 86_400_000), tz);
-    const snap = await feed.snapshotVenue(v.ownerPartnerId, v.externalId, from, to);
+    const from = localDateText(new Date(now.getTime() - 86_400_000), tz);
+    const to = localDateText(new Date(now.getTime() + (HORIZON_DAYS + 1) * 86_400_000), tz);
+    const snap = await feed.snapshotVenue(rms.partnerId, rms.rmsVenueId, from, to);
     return { nonce: snap?.nonce ?? null, input: { venue: v, records: snap?.records ?? [] } };
   }
 

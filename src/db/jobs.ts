@@ -31,8 +31,7 @@ export interface JobContext {
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
   /**
    * This run's claim on the job, for a handler that removes the job in its own statement (one round
-   * trip instead of two): `DELETE FROM jobs WHERE id = jobId AND locked_by = lockedBy AND attempts =
-   * attempts`, then `finished()` if that statement removed it.
+   * trip instead of two): `endClaimedJobCte(…, fence, …)`, then `finished()` if that removed it.
    */
   readonly fence: { jobId: string; lockedBy: string; attempts: number };
   /** The handler's own statement removed the job (fenced): the runner does not remove it again. */
@@ -101,6 +100,21 @@ export async function runJobNow(ex: Executor, dedupeKey: string, now: Date): Pro
 /** Removes the jobs with these keys (one statement, whatever their number). */
 export async function cancelJob(ex: Executor, ...dedupeKeys: string[]): Promise<void> {
   await sql`DELETE FROM jobs WHERE dedupe_key = ANY(${dedupeKeys}::text[])`.execute(ex);
+}
+
+/**
+ * A CTE named `name` (for a `WITH` statement) that ends the job a run has claimed, fenced on that
+ * claim, when `when` holds, RETURNING 1: for a handler whose one statement reads what it needs
+ * and, when that leaves nothing to do, also ends its job. No row returned: `when` did not hold,
+ * or another process has taken the claim over (the runner's own fenced removal then says so).
+ */
+export function endClaimedJobCte(name: string, fence: JobContext['fence'], when: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`${sql.raw(name)} AS (DELETE FROM jobs WHERE ${claimed(fence)} AND ${when} RETURNING 1)`;
+}
+
+/** The fence of every statement that ends a claimed job: still this claim's (not taken over since). */
+function claimed(fence: JobContext['fence']): RawBuilder<unknown> {
+  return sql`id = ${fence.jobId} AND locked_by = ${fence.lockedBy} AND attempts = ${fence.attempts}`;
 }
 
 interface JobRow {
@@ -304,8 +318,7 @@ export class JobRunner {
 
   /** Removes a finished job, fenced on this process's claim. */
   private async remove(ex: Executor, row: JobRow): Promise<void> {
-    const result = await sql`DELETE FROM jobs WHERE id = ${row.id} AND locked_by = ${this.workerId}
-                             AND attempts = ${row.attempts}`.execute(ex);
+    const result = await sql`DELETE FROM jobs WHERE ${claimed({ jobId: row.id, lockedBy: this.workerId, attempts: row.attempts })}`.execute(ex);
     if (Number(result.numAffectedRows ?? 0) !== 1) {
       throw new Error(`job ${row.id} was taken over by another process`);
     }

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
+import { rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import type { PosType } from './pos-types.ts';
 import {
   CreatedOrder, PosOrder, PosPaymentState, PosOrders, PosTables, UnknownSkus,
@@ -110,13 +111,6 @@ function trustFor(extra: string | undefined): string[] | undefined {
   return [...rootCertificates, ...fromEnv, extra];
 }
 
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
-
 export interface PosClientOptions {
   /** Whole-call limit (POS_TIMEOUT_MS). */
   timeoutMs: number;
@@ -161,9 +155,7 @@ export class PosClient implements PosAdapter {
     const signal = AbortSignal.timeout(timeoutMs);
     let res: Dispatcher.ResponseData;
     try {
-      // undici only acts on the signal once the request has a socket: a POS that accepts the
-      // connection and stalls the TLS handshake would hold the call until the connect timeout. The
-      // race keeps the whole-call limit whole (undici drops the request when it does connect).
+      // The race keeps the whole-call limit whole while a TLS handshake stalls (rejectOnAbort).
       const pending = request(url, {
         method,
         dispatcher: this.dispatcher,
@@ -201,13 +193,9 @@ export class PosClient implements PosAdapter {
   }
 
   private transportError(err: unknown, what: string, timeoutMs: number): PosError {
-    const e = err as Error & { code?: string; cause?: { code?: string } };
-    const code = e.code ?? e.cause?.code;
-    if (e.name === 'TimeoutError' || e.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-      return new PosError('timeout', `${what}: the POS did not answer within ${timeoutMs} ms`);
-    }
-    if (err instanceof undiciErrors.ConnectTimeoutError) return new PosError('timeout', `${what}: connecting to the POS timed out`);
-    return new PosError('unreachable', `${what}: the POS could not be reached (${code ?? e.message})`);
+    const failure = transportFailure(err);
+    if (failure.kind === 'unreachable') return new PosError('unreachable', `${what}: the POS could not be reached (${failure.code ?? failure.reason})`);
+    return new PosError('timeout', failure.connecting ? `${what}: connecting to the POS timed out` : `${what}: the POS did not answer within ${timeoutMs} ms`);
   }
 
   private unexpected(what: string, status: number, body: unknown): PosError {

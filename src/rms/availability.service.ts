@@ -1,10 +1,9 @@
 import type { Db } from '../db/db.ts';
-import { notFound, AppError } from '../lib/errors.ts';
 import type { BookingServicesService } from './booking-services.service.ts';
-import { findVenue } from './bookings.repository.ts';
 import type { FeedService } from './availability-feed.service.ts';
 import { RmsError } from './rms-client.ts';
 import type { Slot } from './rms-client.fns.ts';
+import { findRmsVenue } from './venues.service.ts';
 
 // Availability of a Tableside venue (DESIGN 8.2, BKG-09): asked live from its RMS with the 1 s
 // limit; when the RMS fails or is slower, the latest complete feed snapshot (8.3b) answers, marked
@@ -24,19 +23,17 @@ export function createAvailabilityService(deps: { db: Db; bookingServices: Booki
   const { db, bookingServices, feed } = deps;
   return {
     async forVenue(venueId: string, date: string, partySize: number, areaId: string | null = null): Promise<VenueAvailability> {
-      const venue = await findVenue(db.kysely, venueId);
-      if (!venue) throw notFound(`Venue ${venueId} not found.`);
-      if (!venue.ownerPartnerId || !venue.externalId) throw new AppError('unprocessable', 'This venue is not an RMS venue (no RMS partner or externalId).');
-      const base = { venueId, rmsVenueId: venue.externalId, date, partySize };
-      const client = await bookingServices.client(venue.ownerPartnerId);
+      const { partnerId, rmsVenueId } = await findRmsVenue(db.kysely, venueId);
+      const base = { venueId, rmsVenueId, date, partySize };
+      const client = await bookingServices.client(partnerId);
       if (!client) throw new RmsError('not_connected', 'The RMS partner has not connected its booking services.');
       try {
-        const live = await client.availability({ venueId: venue.externalId, date, partySize, areaId });
+        const live = await client.availability({ venueId: rmsVenueId, date, partySize, areaId });
         return { source: 'live', ...base, duration: live.duration, slots: live.slots };
       } catch (err) {
         // A refusal is an answer, not an outage: only failures fall back to the snapshot.
         if (!(err instanceof RmsError) || err.kind === 'refused') throw err;
-        const snap = await feed.snapshotAvailability(venue.ownerPartnerId, venue.externalId, date, partySize, areaId);
+        const snap = await feed.snapshotAvailability(partnerId, rmsVenueId, date, partySize, areaId);
         if (!snap) throw err;
         return { source: 'snapshot', ...base, duration: snap.duration, slots: snap.slots };
       }

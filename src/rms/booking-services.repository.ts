@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
 
-// SQL of the booking-services connection (DESIGN 8.1) and the key that seals partner secrets.
+// SQL of the booking-services connection (DESIGN 8.1).
 
 export interface BookingServicesRow {
   partner_id: string;
@@ -26,14 +26,4 @@ export async function saveConnection(ex: Executor, row: BookingServicesRow, now:
     ON CONFLICT (partner_id) DO UPDATE SET base_url = excluded.base_url, api_key_sealed = excluded.api_key_sealed,
       last_check_at = excluded.last_check_at, last_check_ok = excluded.last_check_ok,
       last_check_message = excluded.last_check_message, updated_at = excluded.updated_at`.execute(ex);
-}
-
-const KEY_SETTING = 'rms.sealing_key';
-
-/** The store's sealing key (base64), created by the first process that needs it. */
-export async function storedSealingKey(ex: Executor, candidate: string, now: Date): Promise<string> {
-  await sql`INSERT INTO settings (key, value, updated_at) VALUES (${KEY_SETTING}, ${JSON.stringify(candidate)}::jsonb, ${now})
-            ON CONFLICT (key) DO NOTHING`.execute(ex);
-  const { rows } = await sql<{ value: string }>`SELECT value FROM settings WHERE key = ${KEY_SETTING}`.execute(ex);
-  return rows[0]!.value;
 }

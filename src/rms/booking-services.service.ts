@@ -1,16 +1,19 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.ts';
+import { createSealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { checkOutboundUrl, type Resolver } from '../lib/outbound-url.ts';
-import { newSealingKey, seal, unseal } from '../lib/sealed.ts';
 import type { BookingServices, PutBookingServicesBody } from './booking-services.schemas.ts';
-import { findConnection, saveConnection, storedSealingKey } from './booking-services.repository.ts';
+import { findConnection, saveConnection } from './booking-services.repository.ts';
 import { RmsError, type RmsClient, type RmsClients, type RmsEndpoint } from './rms-client.ts';
 
 // DESIGN 8.1: connecting an RMS partner's booking services. The URL must pass the outbound-URL
 // guard (https; a public address unless ALLOW_PRIVATE_TARGETS) and answer GET /healthcheck with 200
-// to the given key before anything is saved. The key is sealed (lib/sealed.ts), never answered.
+// to the given key before anything is saved. The key is sealed (db/sealing-key.ts), never answered.
+
+/** Where the key sealing booking-services keys is kept when SECRETS_KEY is unset (db/sealing-key.ts). */
+const SEALING_KEY_SETTING = 'rms.sealing_key';
 
 export interface BookingServicesDeps {
   db: Db;
@@ -26,17 +29,7 @@ export interface BookingServicesDeps {
 
 export function createBookingServicesService(deps: BookingServicesDeps) {
   const { db, clock, clients } = deps;
-  let sealingKey: Promise<Buffer> | null = deps.secretsKey ? Promise.resolve(deps.secretsKey) : null;
-
-  function key(): Promise<Buffer> {
-    sealingKey ??= storedSealingKey(db.kysely, newSealingKey().toString('base64'), clock.now())
-      .then((b64) => Buffer.from(b64, 'base64'))
-      .catch((err) => {
-        sealingKey = null; // the database was down: try again next time
-        throw err;
-      });
-    return sealingKey;
-  }
+  const sealer = createSealer({ db, clock, secretsKey: deps.secretsKey, setting: SEALING_KEY_SETTING });
 
   async function view(partnerId: string): Promise<BookingServices> {
     const row = await findConnection(db.kysely, partnerId);
@@ -63,7 +56,7 @@ export function createBookingServicesService(deps: BookingServicesDeps) {
         const problem = err instanceof RmsError ? err.message : 'the healthcheck failed';
         throw validationFailed({ baseUrl: [`GET ${baseUrl}/healthcheck must answer 200 to this apiKey: ${problem}`] }, 'The booking services did not pass the healthcheck; nothing was saved.');
       }
-      const sealed = seal(await key(), body.apiKey);
+      const sealed = await sealer.seal(body.apiKey);
       const now = clock.now();
       await saveConnection(db.kysely, {
         partner_id: partnerId, base_url: baseUrl, api_key_sealed: sealed,
@@ -78,7 +71,7 @@ export function createBookingServicesService(deps: BookingServicesDeps) {
       if (!row) return null;
       let apiKey: string;
       try {
-        apiKey = unseal(await key(), row.api_key_sealed);
+        apiKey = await sealer.open(row.api_key_sealed);
       } catch (err) {
         // SECRETS_KEY changed (or the row was altered): the key cannot be sent until it is given again.
         deps.log.error({ err, partnerId }, 'the stored booking-services key cannot be unsealed');

@@ -1,19 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/db.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { BookingRecord, RmsFields } from './bookings.fns.ts';
 import type { CreateBookingRequest } from './rms-client.ts';
 
 // SQL of bookings made through Tableside and their history (migration 010).
-
-export interface VenueForBooking { id: string; externalId: string | null; ownerPartnerId: string | null; currency: string; timezone: string | null }
-
-export async function findVenue(ex: Executor, venueId: string): Promise<VenueForBooking | null> {
-  const { rows } = await sql<{ id: string; external_id: string | null; owner_partner_id: string | null; currency: string; timezone: string | null }>`
-    SELECT id, external_id, owner_partner_id, currency, timezone FROM venues WHERE id = ${venueId}`.execute(ex);
-  const r = rows[0];
-  return r ? { id: r.id, externalId: r.external_id, ownerPartnerId: r.owner_partner_id, currency: r.currency, timezone: r.timezone } : null;
-}
 
 const COLUMNS = sql`b.id, b.partner_id, b.venue_id, b.rms_venue_id, b.rms_booking_id, b.channel_id, b.channel_name, b.sync,
   b.refusal_code, b.status, b.party_size, b.start_at, b.area_id, b.tables, b.contact, b.notes, b.deposit, b.rms_updated_at,
@@ -40,22 +31,23 @@ function toRecord(r: Row): StoredBooking {
   };
 }
 
-export async function findBooking(ex: Executor, id: string, forUpdate = false): Promise<StoredBooking | null> {
+/** The booking `where` selects, with its venue's currency (the view's deposit is in it). */
+async function findOne(ex: Executor, where: RawBuilder<unknown>, forUpdate: boolean): Promise<StoredBooking | null> {
   const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM bookings b JOIN venues v ON v.id = b.venue_id
-    WHERE b.id = ${id} ${forUpdate ? sql`FOR UPDATE OF b` : sql``}`.execute(ex);
+    WHERE ${where} ${forUpdate ? sql`FOR UPDATE OF b` : sql``}`.execute(ex);
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
-export async function findByIdempotencyKey(ex: Executor, key: string): Promise<StoredBooking | null> {
-  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM bookings b JOIN venues v ON v.id = b.venue_id
-    WHERE b.idempotency_key = ${key}`.execute(ex);
-  return rows[0] ? toRecord(rows[0]) : null;
+export function findBooking(ex: Executor, id: string, forUpdate = false): Promise<StoredBooking | null> {
+  return findOne(ex, sql`b.id = ${id}`, forUpdate);
 }
 
-export async function findByRmsId(ex: Executor, partnerId: string, rmsBookingId: string, forUpdate = false): Promise<StoredBooking | null> {
-  const { rows } = await sql<Row>`SELECT ${COLUMNS} FROM bookings b JOIN venues v ON v.id = b.venue_id
-    WHERE b.partner_id = ${partnerId} AND b.rms_booking_id = ${rmsBookingId} ${forUpdate ? sql`FOR UPDATE OF b` : sql``}`.execute(ex);
-  return rows[0] ? toRecord(rows[0]) : null;
+export function findByIdempotencyKey(ex: Executor, key: string): Promise<StoredBooking | null> {
+  return findOne(ex, sql`b.idempotency_key = ${key}`, false);
+}
+
+export function findByRmsId(ex: Executor, partnerId: string, rmsBookingId: string, forUpdate = false): Promise<StoredBooking | null> {
+  return findOne(ex, sql`b.partner_id = ${partnerId} AND b.rms_booking_id = ${rmsBookingId}`, forUpdate);
 }
 
 /** Whether the partner has creates whose outcome is not known yet (a notice may be about one). */

@@ -9,11 +9,12 @@ import { uuidv7 } from '../lib/ids.ts';
 import type { BookingServicesService } from './booking-services.service.ts';
 import { bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type RmsFields } from './bookings.fns.ts';
 import {
-  addChange, applyFields, findBooking, findByIdempotencyKey, findByRmsId, findVenue, hasCreatesInFlight, insertCreating, listChanges,
+  addChange, applyFields, findBooking, findByIdempotencyKey, findByRmsId, hasCreatesInFlight, insertCreating, listChanges,
   markCreated, markRefused, type BookingChange, type StoredBooking,
 } from './bookings.repository.ts';
 import { RmsError, type CreateBookingRequest, type RmsClient } from './rms-client.ts';
 import type { RmsBooking, RmsContact } from './rms-client.fns.ts';
+import { findRmsVenue } from './venues.service.ts';
 
 // Bookings made through Tableside (DESIGN 8): each is recorded before the RMS is asked, the RMS is
 // called with no transaction open, and its answer is recorded in a second short transaction that
@@ -151,16 +152,12 @@ export function createBookingsService(deps: BookingsDeps) {
         if (seen) return service.resume(sameRequest(seen, input));
       }
       input.admit?.();
-      const venue = await findVenue(db.kysely, input.venueId);
-      if (!venue) throw notFound(`Venue ${input.venueId} not found.`);
-      if (!venue.ownerPartnerId || !venue.externalId) {
-        throw new AppError('unprocessable', 'This venue is not an RMS venue (no RMS partner or externalId); it cannot take bookings.');
-      }
-      const partnerId = venue.ownerPartnerId;
+      const venue = await findRmsVenue(db.kysely, input.venueId);
+      const partnerId = venue.partnerId;
       await clientFor(partnerId); // refuse before recording anything when no RMS is connected
       const id = uuidv7();
       const request: CreateBookingRequest = {
-        venueId: venue.externalId,
+        venueId: venue.rmsVenueId,
         bookingChannel: input.channel,
         partySize: input.partySize,
         date: input.date.toISOString(),
@@ -173,7 +170,7 @@ export function createBookingsService(deps: BookingsDeps) {
       try {
         await ownTx(async (tx) => {
           await insertCreating(tx, {
-            id, partnerId, venueId: venue.id, rmsVenueId: venue.externalId!, idempotencyKey: input.idempotencyKey ?? id,
+            id, partnerId, venueId: venue.id, rmsVenueId: venue.rmsVenueId, idempotencyKey: input.idempotencyKey ?? id,
             channel: input.channel, partySize: input.partySize, start: input.date, areaId: input.areaId ?? null,
             contact: input.contact, notes: input.notes ?? null, request, requestHash: input.requestHash ?? null,
           }, now);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.ts';
 import { scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import { canonicalJson } from '../lib/canonical-json.ts';
 import type { Clock } from '../lib/clock.ts';
 import { validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
@@ -31,17 +32,6 @@ export interface NoticesDeps {
   clock: Clock;
   log: Logger;
   bookings: BookingsService;
-}
-
-export function canonicalJson(value: unknown): string {
-  const canon = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(canon);
-    if (typeof v === 'object' && v !== null) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]));
-    }
-    return v;
-  };
-  return JSON.stringify(canon(value));
 }
 
 export function createNoticesService(deps: NoticesDeps) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
+import { rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
 import {
   readAck, readAvailability, readBooking, readRefusal, readSearch, ShapeError,
@@ -84,13 +85,6 @@ export interface RmsClientOptions {
 
 const enc = encodeURIComponent;
 
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
-
 /** The client of one RMS (one base URL and key), over its own keep-alive pool. */
 export class RmsClient {
   constructor(
@@ -112,7 +106,7 @@ export class RmsClient {
     let res: Dispatcher.ResponseData;
     let text: string;
     try {
-      // The race keeps the whole-call limit whole even while a TLS handshake stalls (see pos-client).
+      // The race keeps the whole-call limit whole while a TLS handshake stalls (rejectOnAbort).
       const pending = request(url, {
         method,
         dispatcher: this.dispatcher,
@@ -207,14 +201,9 @@ export class RmsClient {
 
 function transportError(err: unknown, what: string, timeoutMs: number): RmsError {
   if (err instanceof RmsError) return err;
-  const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
-  const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-    return new RmsError('timeout', `${what}: the RMS did not answer within ${timeoutMs} ms`);
-  }
-  if (err instanceof undiciErrors.ConnectTimeoutError) return new RmsError('timeout', `${what}: connecting to the RMS timed out`);
-  const reason = [code, e.cause?.message ?? e.message].filter(Boolean).join(': ');
-  return new RmsError('unreachable', `${what}: the RMS could not be reached (${reason})`);
+  const failure = transportFailure(err);
+  if (failure.kind === 'unreachable') return new RmsError('unreachable', `${what}: the RMS could not be reached (${failure.reason})`);
+  return new RmsError('timeout', failure.connecting ? `${what}: connecting to the RMS timed out` : `${what}: the RMS did not answer within ${timeoutMs} ms`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
+import { endClaimedJobCte, type JobContext } from '../db/jobs.ts';
 import type { EndpointRow } from './endpoints.repository.ts';
 
 // SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one
@@ -53,7 +54,7 @@ const RECEIVES = sql`
 export async function findEventWithReceivers(
   db: Pick<Db, 'kysely'>,
   eventId: string,
-  fence: { jobId: string; lockedBy: string; attempts: number },
+  fence: JobContext['fence'],
 ): Promise<{ found: { event: OutboxRow; receivers: string[] } | null; jobEnded: boolean }> {
   const query = sql<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>`
     WITH ev AS (
@@ -62,11 +63,7 @@ export async function findEventWithReceivers(
                    WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND ${RECEIVES}
                    ORDER BY e.id) AS receivers
       FROM outbox o WHERE o.id = ${eventId}),
-    ended AS (
-      DELETE FROM jobs
-      WHERE id = ${fence.jobId} AND locked_by = ${fence.lockedBy} AND attempts = ${fence.attempts}
-        AND NOT EXISTS (SELECT 1 FROM ev WHERE cardinality(ev.receivers) > 0)
-      RETURNING 1)
+    ${endClaimedJobCte('ended', fence, sql`NOT EXISTS (SELECT 1 FROM ev WHERE cardinality(ev.receivers) > 0)`)}
     SELECT ev.*, EXISTS (SELECT 1 FROM ended) AS job_ended
     FROM (SELECT 1) AS one LEFT JOIN ev ON true`.compile(db.kysely);
   const r = (await db.kysely.executeQuery<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>(query)).rows[0];

@@ -4,12 +4,12 @@ import { Webhook } from 'standardwebhooks';
 import type { Db, Executor } from '../db/db.ts';
 import { scheduleJob, type JobDefinition } from '../db/jobs.ts';
 import { emit, OUTBOX_EVENT_JOB } from '../db/outbox.ts';
+import type { Sealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { checkOutboundUrl } from '../lib/outbound-url.ts';
 import * as repo from './deliveries.repository.ts';
 import * as endpoints from './endpoints.repository.ts';
-import type { Sealer } from './sealing.ts';
 import type { Sender, SendResult } from './sender.ts';
 import { eventBody, failingTooLong, verdictOf, webhookIdOf } from './webhooks.fns.ts';
 

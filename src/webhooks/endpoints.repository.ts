@@ -111,13 +111,3 @@ export async function markFailing(ex: Executor, id: string, now: Date): Promise<
     RETURNING failing_since`.execute(ex);
   return rows[0]?.failing_since ?? null;
 }
-
-const KEY_SETTING = 'webhooks.sealing_key';
-
-/** The store's sealing key for signing secrets (base64), created by the first process that needs it. */
-export async function storedSealingKey(ex: Executor, candidate: string, now: Date): Promise<string> {
-  await sql`INSERT INTO settings (key, value, updated_at) VALUES (${KEY_SETTING}, ${JSON.stringify(candidate)}::jsonb, ${now})
-            ON CONFLICT (key) DO NOTHING`.execute(ex);
-  const { rows } = await sql<{ value: string }>`SELECT value FROM settings WHERE key = ${KEY_SETTING}`.execute(ex);
-  return rows[0]!.value;
-}

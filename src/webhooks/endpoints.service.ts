@@ -1,5 +1,6 @@
 import type { Db } from '../db/db.ts';
 import { runJobNow, scheduleJob } from '../db/jobs.ts';
+import type { Sealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
 import { notFound, ProblemList } from '../lib/errors.ts';
 import { isUuid, uuidv7 } from '../lib/ids.ts';
@@ -8,13 +9,15 @@ import type { Page } from '../lib/pagination.ts';
 import * as deliveries from './deliveries.repository.ts';
 import { DELIVER_JOB, deliverJobKey, newSigningSecret, type WebhookDelivery } from './delivery.service.ts';
 import * as repo from './endpoints.repository.ts';
-import type { Sealer } from './sealing.ts';
 import { PREVIOUS_SECRET_MS, subscriptionProblems, TEST_EVENT_TYPE, eventBody, webhookIdOf, type EventType } from './webhooks.fns.ts';
 import { RECOVER_LIMIT, type CreateEndpointBody, type Endpoint, type EndpointWithSecret, type RecoverBody, type UpdateEndpointBody } from './webhooks.schemas.ts';
 
 // The endpoints API (DESIGN 8.5): a partner's own endpoints, with its own credential. Secrets are
 // generated here, answered once, and stored sealed (lib/sealed.ts) because every delivery signs
 // with them. Another partner's endpoint is not found, exactly like one that does not exist.
+
+/** Where the key sealing signing secrets is kept when SECRETS_KEY is unset (db/sealing-key.ts). */
+export const SIGNING_SECRETS_KEY_SETTING = 'webhooks.sealing_key';
 
 export interface EndpointsServiceDeps {
   db: Pick<Db, 'kysely'>;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
+import { rejectOnAbort } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
 
 // One POST of a webhook to a partner's endpoint. The endpoint is untrusted: it may be slow, answer a
@@ -32,13 +33,6 @@ export interface Sender {
 function trust(): string[] | undefined {
   const file = process.env.NODE_EXTRA_CA_CERTS;
   return file ? [...rootCertificates, readFileSync(file, 'utf8')] : undefined;
-}
-
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
 
 /** Reads at most `cap` bytes of a body, then drops the connection's remainder. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Db } from '../../src/db/db.ts';
-import { JobRunner, scheduleJob } from '../../src/db/jobs.ts';
+import { endClaimedJobCte, JobRunner, scheduleJob } from '../../src/db/jobs.ts';
 import { openEmbedded } from '../../src/db/db.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/server/logger.ts';
@@ -133,6 +133,32 @@ describeEachStore('durable jobs', (kind) => {
     expect(ended.sort()).toEqual([false, true]);
     // The ended job is gone and the runner did not try to remove it again (that would log "taken
     // over"); the stolen one is still the other process's.
+    const { rows } = await sql<{ locked_by: string }>`SELECT locked_by FROM jobs WHERE kind = 'own'`.execute(db.kysely);
+    expect(rows).toEqual([{ locked_by: 'someone-else' }]);
+    expect(logged.text.split('\n').filter((line) => line.includes('taken over'))).toHaveLength(1);
+  });
+
+  it('endClaimedJobCte ends the claimed job within a statement of its own when its condition holds, and never a claim taken over', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock();
+    const logged = sink();
+    const ended: Record<string, boolean> = {};
+    const runner = new JobRunner({ db, clock, log: createLogger('warn', logged) }).register<{ name: string; when: boolean; steal?: boolean }>('own', {
+      run: async (job, ctx) => {
+        if (job.payload.steal) await sql`UPDATE jobs SET locked_by = 'someone-else' WHERE id = ${job.id}`.execute(db.kysely);
+        const { rows } = await sql<{ ended: boolean }>`
+          WITH ${endClaimedJobCte('ended', ctx.fence, job.payload.when ? sql`true` : sql`false`)}
+          SELECT EXISTS (SELECT 1 FROM ended) AS ended`.execute(db.kysely);
+        ended[job.payload.name] = rows[0]!.ended;
+        if (rows[0]!.ended) ctx.finished();
+      },
+    });
+    for (const payload of [{ name: 'ends', when: true }, { name: 'keeps', when: false }, { name: 'stolen', when: true, steal: true }]) {
+      await scheduleJob(db.kysely, { kind: 'own', runAt: clock.now(), payload }, clock.now());
+    }
+    await runner.runDue();
+    expect(ended).toEqual({ ends: true, keeps: false, stolen: false });
+    // 'keeps' was then removed by the runner itself; 'stolen' is still the other process's.
     const { rows } = await sql<{ locked_by: string }>`SELECT locked_by FROM jobs WHERE kind = 'own'`.execute(db.kysely);
     expect(rows).toEqual([{ locked_by: 'someone-else' }]);
     expect(logged.text.split('\n').filter((line) => line.includes('taken over'))).toHaveLength(1);

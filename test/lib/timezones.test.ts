@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { TIME_ZONE_NAMES } from '../../src/lib/iso/timezone-names.ts';
-import { isTimeZone, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
+import { isTimeZone, localDateText, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -124,6 +124,27 @@ describe('zonedDayBounds', () => {
         expect(zonedDayBounds(nextDate(date), zone).start.getTime()).toBe(end.getTime() + 1);
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('localDateText', () => {
+  test.each([
+    ['2026-03-28T22:59:59Z', 'Europe/Madrid', '2026-03-28'],
+    ['2026-03-28T23:00:00Z', 'Europe/Madrid', '2026-03-29'],
+    ['2026-01-01T10:00:00Z', 'Pacific/Kiritimati', '2026-01-02'],
+    ['2026-01-01T10:00:00Z', 'Pacific/Pago_Pago', '2025-12-31'],
+    ['2026-06-15T23:59:59.999Z', 'UTC', '2026-06-15'],
+  ])('%s is %s in %s', (instant, zone, date) => {
+    expect(localDateText(new Date(instant), zone)).toBe(date);
+  });
+
+  test('is the local date of the instant in every zone Intl knows', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.parse('1990-01-01'), max: Date.parse('2060-12-31') }), fc.constantFrom(...Intl.supportedValuesOf('timeZone')), (instant, zone) => {
+        expect(localDateText(new Date(instant), zone)).toBe(localDate(instant, zone));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -151,3 +151,8 @@ export function localDateTimeText(instant: Date, timeZone: string): string {
   const iso = new Date(wallClockMs(instant.getTime(), timeZone)).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
+
+/** `instant` as the wall-clock date 'YYYY-MM-DD' of `timeZone` (a venue's local day). */
+export function localDateText(instant: Date, timeZone: string): string {
+  return localDateTimeText(instant, timeZone).slice(0, 10);
+}

@@ -1,0 +1,36 @@
+// What Tableside's clients of untrusted HTTP services share (the POS and RMS clients, the webhook
+// sender): keeping a whole-call time limit whole, and telling what a call that got no answer ran
+// into. Each client words its own error from it. undici is recognised by its documented error
+// codes, so lib/ needs no import of it.
+
+/**
+ * A promise that rejects with the signal's reason once it aborts. undici acts on a request's
+ * signal only once the request has a socket: a peer that accepts the connection and stalls the TLS
+ * handshake would hold the call until the connect timeout. Racing the request against this keeps
+ * the whole-call limit whole (undici drops the request when it does connect).
+ */
+export function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/** Why a call got no answer: a time limit passed, or the peer could not be reached. */
+export type TransportFailure =
+  /** `connecting`: the connect limit passed; otherwise the whole-call, headers or body limit. */
+  | { kind: 'timeout'; connecting: boolean }
+  /** `code`: the error's code (ECONNREFUSED, UND_ERR_SOCKET, …); `reason`: the code and the message. */
+  | { kind: 'unreachable'; code: string | undefined; reason: string };
+
+const ANSWER_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** What an error thrown by an undici request (or by `rejectOnAbort` of its signal) means. */
+export function transportFailure(err: unknown): TransportFailure {
+  const e = (err ?? {}) as Error & { code?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || ANSWER_TIMEOUTS.has(e.code ?? '')) return { kind: 'timeout', connecting: false };
+  if (e.code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'timeout', connecting: true };
+  const code = e.code ?? e.cause?.code;
+  const reason = [code, e.cause?.message ?? e.message].filter(Boolean).join(': ');
+  return { kind: 'unreachable', code, reason };
+}

@@ -1,0 +1,61 @@
+import { createServer } from 'node:net';
+import { errors, request } from 'undici';
+import { describe, expect, test } from 'vitest';
+import { rejectOnAbort, transportFailure } from '../../src/lib/outbound-http.ts';
+
+// The transport half of the POS and RMS clients and the webhook sender: the whole-call limit race,
+// and what an error of undici (or of the call's own signal) means.
+
+describe('rejectOnAbort', () => {
+  test('rejects with the reason of a signal that aborts later, or has aborted already', async () => {
+    const controller = new AbortController();
+    const pending = rejectOnAbort(controller.signal);
+    const reason = new Error('limit');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await expect(rejectOnAbort(AbortSignal.abort(reason))).rejects.toBe(reason);
+  });
+});
+
+describe('transportFailure', () => {
+  test.each([
+    ['the headers limit (UND_ERR_HEADERS_TIMEOUT)', new errors.HeadersTimeoutError()],
+    ['the body limit (UND_ERR_BODY_TIMEOUT)', new errors.BodyTimeoutError()],
+    ["the call's own signal timing out", new DOMException('The operation was aborted due to timeout', 'TimeoutError')],
+    ['an aborted request (UND_ERR_ABORTED)', new errors.RequestAbortedError()],
+  ])('%s is a timeout of the answer', (_what, err) => {
+    expect(transportFailure(err)).toEqual({ kind: 'timeout', connecting: false });
+  });
+
+  test('the connect limit (UND_ERR_CONNECT_TIMEOUT) is a timeout while connecting', () => {
+    expect(transportFailure(new errors.ConnectTimeoutError())).toEqual({ kind: 'timeout', connecting: true });
+  });
+
+  test('a socket closed by the peer (UND_ERR_SOCKET) is unreachable, with its code and message', () => {
+    expect(transportFailure(new errors.SocketError('other side closed'))).toEqual({
+      kind: 'unreachable', code: 'UND_ERR_SOCKET', reason: 'UND_ERR_SOCKET: other side closed',
+    });
+  });
+
+  test("an error wrapping its cause is told by the cause's code and message", () => {
+    const cause = Object.assign(new Error('getaddrinfo ENOTFOUND pos.invalid'), { code: 'ENOTFOUND' });
+    expect(transportFailure(new TypeError('fetch failed', { cause }))).toEqual({
+      kind: 'unreachable', code: 'ENOTFOUND', reason: 'ENOTFOUND: getaddrinfo ENOTFOUND pos.invalid',
+    });
+  });
+
+  test('an error with neither code nor cause is unreachable, told by its message', () => {
+    expect(transportFailure(new Error('refused address'))).toEqual({ kind: 'unreachable', code: undefined, reason: 'refused address' });
+  });
+
+  test('a refused connection, as undici really throws it, is unreachable with ECONNREFUSED', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const err = await request(`http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+    const failure = transportFailure(err);
+    expect(failure).toMatchObject({ kind: 'unreachable', code: 'ECONNREFUSED' });
+    expect(failure.kind === 'unreachable' && failure.reason).toMatch(/^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:/);
+  });
+});
