@@ -36,13 +36,22 @@ export interface JobContext {
   readonly fence: { jobId: string; lockedBy: string; attempts: number };
   /** The handler's own statement removed the job (fenced): the runner does not remove it again. */
   finished(): void;
+  /**
+   * Extends this run's claim by the kind's lease from now (the database's clock), for a handler
+   * whose work may outlast one lease; false when the claim was taken over meanwhile, and then the
+   * handler must stop before it acts again (another process runs the job).
+   */
+  renewLease(): Promise<boolean>;
 }
 
 export type JobResult = void | { retryAt: Date };
 
 export interface JobDefinition<P = Record<string, unknown>> {
   run(job: Job<P>, ctx: JobContext): Promise<JobResult>;
-  /** How long a claim lasts before another process may run the job again (default 60 s). */
+  /**
+   * How long a claim lasts before another process may run the job again (default 60 s), measured on
+   * the database's clock, so two hosts whose clocks disagree never hold one job at once.
+   */
   leaseMs?: number;
 }
 
@@ -127,6 +136,7 @@ interface JobRow {
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+const DEFAULT_LEASE_MS = 60_000;
 
 export interface JobRunnerOptions {
   db: Db;
@@ -248,27 +258,28 @@ export class JobRunner {
   private async claim(limit: number = this.opts.batchSize ?? 10): Promise<JobRow[]> {
     const kinds = [...this.kinds.keys()];
     if (kinds.length === 0) return [];
-    const now = this.opts.clock.now();
-    const leaseUntil = new Date(now.getTime() + 60_000);
+    // Due by the service's clock (tests drive it), leased by the database's: the lease is what keeps
+    // two processes off one job, and only one clock may decide it.
     const { rows } = await sql<JobRow>`
-      UPDATE jobs SET locked_by = ${this.workerId}, locked_until = ${leaseUntil}, attempts = attempts + 1
+      UPDATE jobs SET locked_by = ${this.workerId}, locked_until = now() + ${this.leaseOf()}, attempts = attempts + 1
       WHERE id IN (
         SELECT id FROM jobs
-        WHERE kind = ANY(${kinds}::text[]) AND run_at <= ${now}
-          AND (locked_until IS NULL OR locked_until <= ${now})
+        WHERE kind = ANY(${kinds}::text[]) AND run_at <= ${this.opts.clock.now()}
+          AND (locked_until IS NULL OR locked_until <= now())
         ORDER BY run_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
       RETURNING id, kind, dedupe_key, payload, run_at, attempts`.execute(this.opts.db.kysely);
-    // Kinds with a longer lease get it now (rare; keeps the claim query single).
-    for (const row of rows) {
-      const leaseMs = this.kinds.get(row.kind)?.leaseMs;
-      if (leaseMs && leaseMs !== 60_000) {
-        await sql`UPDATE jobs SET locked_until = ${new Date(now.getTime() + leaseMs)}
-                  WHERE id = ${row.id} AND locked_by = ${this.workerId}`.execute(this.opts.db.kysely);
-      }
-    }
     return rows;
+  }
+
+  /** The lease of the row's kind, as an interval expression over `kind` (one claim statement for all kinds). */
+  private leaseOf(): RawBuilder<unknown> {
+    const longer = [...this.kinds].filter(([, d]) => d.leaseMs && d.leaseMs !== DEFAULT_LEASE_MS);
+    const ms = longer.length === 0
+      ? sql`${DEFAULT_LEASE_MS}`
+      : sql`CASE kind ${sql.join(longer.map(([k, d]) => sql`WHEN ${k}::text THEN ${d.leaseMs}`), sql` `)} ELSE ${DEFAULT_LEASE_MS} END`;
+    return sql`make_interval(secs => (${ms})::float8 / 1000)`;
   }
 
   private async execute(row: JobRow): Promise<void> {
@@ -282,8 +293,10 @@ export class JobRunner {
       attempts: row.attempts,
     };
     let finished = false;
+    const fence = { jobId: row.id, lockedBy: this.workerId, attempts: row.attempts };
+    const leaseMs = definition.leaseMs ?? DEFAULT_LEASE_MS;
     const ctx: JobContext = {
-      fence: { jobId: row.id, lockedBy: this.workerId, attempts: row.attempts },
+      fence,
       finished: () => {
         finished = true;
       },
@@ -294,14 +307,21 @@ export class JobRunner {
           finished = true;
           return result;
         }),
+      renewLease: async () => {
+        const r = await sql`UPDATE jobs SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+                            WHERE ${claimed(fence)}`.execute(this.opts.db.kysely);
+        return Number(r.numAffectedRows ?? 0) === 1;
+      },
     };
     const log = this.opts.log.child({ jobId: row.id, jobKind: row.kind });
     try {
       const result = await definition.run(job, ctx);
       if (finished) return;
       if (result && 'retryAt' in result) {
-        await sql`UPDATE jobs SET run_at = ${result.retryAt}, locked_by = NULL, locked_until = NULL, attempts = 0
-                  WHERE id = ${row.id} AND locked_by = ${this.workerId}`.execute(this.opts.db.kysely);
+        // `attempts` stays: it is half of the fence, and a stale run of an earlier claim must never
+        // match the next one.
+        await sql`UPDATE jobs SET run_at = ${result.retryAt}, locked_by = NULL, locked_until = NULL
+                  WHERE ${claimed(fence)}`.execute(this.opts.db.kysely);
       } else {
         await this.remove(this.opts.db.kysely, row).catch((err) => log.warn({ err }, 'job finished after its lease'));
       }
@@ -310,7 +330,7 @@ export class JobRunner {
       log.warn({ err, attempts: row.attempts, retryInMs: backoff }, 'job failed; will retry');
       await sql`UPDATE jobs SET run_at = ${new Date(this.opts.clock.now().getTime() + backoff)},
                   locked_by = NULL, locked_until = NULL, last_error = ${String((err as Error)?.message ?? err).slice(0, 2000)}
-                WHERE id = ${row.id} AND locked_by = ${this.workerId}`
+                WHERE ${claimed(fence)}`
         .execute(this.opts.db.kysely)
         .catch((e) => log.error({ err: e }, 'could not record a job failure'));
     }

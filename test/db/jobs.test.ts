@@ -203,6 +203,102 @@ const killed = (w: { child: ChildProcess; exit: Promise<number | null> }) => {
   return w.exit;
 };
 
+describeEachStore('durable jobs: claims are fenced and leased on the database clock (issue 26)', (kind) => {
+  let db: Db;
+  afterEach(async () => {
+    await db?.close();
+  });
+
+  /** Ends every lease now, as if the database's clock had passed them (no sleep). */
+  const expireLeases = () => sql`UPDATE jobs SET locked_until = now() - interval '1 second' WHERE locked_until IS NOT NULL`.execute(db.kysely);
+
+  it('[BKG-38] a lease is measured on the database clock: a runner whose own clock is hours ahead does not take a job another run holds', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock('2026-03-01T12:00:00Z');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let runs = 0;
+    const slow = new JobRunner({ db, clock, log }).register('t', { run: async () => { runs++; await held; } });
+    const other = new JobRunner({ db, clock, log }).register('t', { run: async () => void runs++ });
+    await scheduleJob(db.kysely, { kind: 't', runAt: clock.now() }, clock.now());
+    const first = slow.runDue();
+    await eventually(async () => expect(runs).toBe(1));
+    clock.advance(3 * 3600_000);
+    expect(await other.runDue()).toBe(0);
+    release();
+    await first;
+    expect(runs).toBe(1);
+  });
+
+  it('[BKG-38] retryAt keeps the claim counter: a stale run of an earlier claim that ends late removes nothing of the newer claim', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock('2026-03-01T12:00:00Z');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    // One process (one worker id): its first run stalls past the lease, its next runs go on meanwhile.
+    const runner = new JobRunner({ db, clock, log }).register('t', {
+      run: async () => {
+        calls++;
+        if (calls === 1) await held;
+        else if (calls === 2) return { retryAt: new Date(clock.now().getTime() + 1000) };
+        else await held;
+      },
+    });
+    await scheduleJob(db.kysely, { kind: 't', runAt: clock.now(), dedupeKey: 'stale' }, clock.now());
+    const stale = runner.runDue();
+    await eventually(async () => expect(calls).toBe(1));
+    await expireLeases();
+    await runner.runDue(); // the second claim: retryAt, the job back in the queue
+    expect(calls).toBe(2);
+    clock.advance(1000);
+    const third = runner.runDue(); // the third claim, still running
+    await eventually(async () => expect(calls).toBe(3));
+    release(); // the stale first run and the third end: only the third may remove the job
+    await Promise.all([stale, third]);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs`.execute(db.kysely);
+    expect(rows[0].n).toBe(0);
+    expect(calls).toBe(3);
+  });
+
+  it('[BKG-38] a run taken over does not reschedule nor record a failure over the new claim; renewLease says the claim is lost', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock('2026-03-01T12:00:00Z');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let renewed: boolean | null = null;
+    let calls = 0;
+    const runner = new JobRunner({ db, clock, log }).register('t', {
+      run: async (_job, ctx) => {
+        calls++;
+        if (calls === 1) {
+          expect(await ctx.renewLease()).toBe(true);
+          await held;
+          renewed = await ctx.renewLease();
+          throw new Error('stale failure');
+        }
+        await held;
+        return { retryAt: new Date(clock.now().getTime() + 60_000) };
+      },
+    });
+    await scheduleJob(db.kysely, { kind: 't', runAt: clock.now() }, clock.now());
+    const stale = runner.runDue();
+    await eventually(async () => expect(calls).toBe(1));
+    await expireLeases();
+    const fresh = runner.runDue();
+    await eventually(async () => expect(calls).toBe(2));
+    release();
+    await Promise.all([stale, fresh]);
+    expect(renewed).toBe(false);
+    const { rows } = await sql<{ run_at: Date; last_error: string | null; attempts: number }>`SELECT run_at, last_error, attempts FROM jobs`.execute(db.kysely);
+    expect(rows).toHaveLength(1);
+    // The fresh run's retryAt stands; the stale run's failure was not written over it.
+    expect(rows[0].run_at.getTime()).toBe(clock.now().getTime() + 60_000);
+    expect(rows[0].last_error).toBeNull();
+    expect(rows[0].attempts).toBe(2);
+  });
+});
+
 describe('durable jobs across processes [pglite]', () => {
   it('a job scheduled by a process killed before it was due runs once in the next process', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tableside-jobs-'));
