@@ -93,8 +93,15 @@ export function createBookingsService(deps: BookingsDeps) {
     await addChange(tx, b.id, 'created', { rmsBookingId: rmsId, status: state.status }, now);
     // The retry job removes itself with its own transaction; from the inline call it is cancelled here.
     if (!fromJob) await cancelJob(tx, jobKey(b.id));
-    const after = (await findBooking(tx, b.id))!;
-    await emit(tx, { partnerId: b.partnerId, venueId: b.venueId }, { type: 'booking.created', entityId: b.id, data: bookingView(after) }, now);
+    await announce(tx, null, (await findBooking(tx, b.id))!, 'booking.created', now);
+  }
+
+  /**
+   * The one place a recorded change of a booking is announced, in the transaction that records it:
+   * every audience of booking events hears of it from here (the RMS partner's endpoints, DESIGN 8.5).
+   */
+  async function announce(tx: Executor, before: StoredBooking | null, after: StoredBooking, type: string, now: Date): Promise<void> {
+    await emit(tx, { partnerId: after.partnerId, venueId: after.venueId }, { type, entityId: after.id, data: bookingView(after) }, now);
   }
 
   /** One create attempt with the booking's own key and body; records whatever is definite. */
@@ -132,8 +139,7 @@ export function createBookingsService(deps: BookingsDeps) {
     const now = clock.now();
     await applyFields(tx, b.id, next, rms.updatedAt, now);
     await addChange(tx, b.id, cause, changes, now);
-    const after = (await findBooking(tx, b.id))!;
-    await emit(tx, { partnerId: b.partnerId, venueId: b.venueId }, { type: eventTypeOf(changes), entityId: b.id, data: bookingView(after) }, now);
+    await announce(tx, b, (await findBooking(tx, b.id))!, eventTypeOf(changes), now);
     return 'updated';
   }
 
