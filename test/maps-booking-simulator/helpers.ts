@@ -76,8 +76,9 @@ export async function googleHarness(opts: MapsBookingSimulatorOptions = {}): Pro
     accessToken: async () => (await exchange(await assertion(key))).body.access_token,
     close: () => {
       closing ??= (async () => {
-        await agent.close();
+        // The simulator first: a hanging call keeps the agent's close waiting until its socket is gone.
         await sim.close();
+        await agent.destroy();
       })();
       return closing;
     },
