@@ -3,7 +3,7 @@
 // service's src/.
 
 import { randomBytes } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import { HeldRequests } from '../../pos-simulator/src/held.ts';
 import { RequestLog } from '../../pos-simulator/src/request-log.ts';
 import { listenLocal } from '../../pos-simulator/src/server.ts';
 import { SimClock } from '../../pos-simulator/src/time.ts';
@@ -56,17 +56,12 @@ export async function startMapsBookingSimulator(opts: MapsBookingSimulatorOption
   const keys = { control: opts.controlKey ?? randomKey('gsim'), read: opts.readKey ?? randomKey('gsimread') };
   const accounts = new ServiceAccounts();
   for (const account of opts.serviceAccounts ?? []) accounts.register(account);
-  const parked = new Set<FastifyRequest>();
-  const sleeping = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
-  const sleep = (ms: number) => new Promise<void>((done) => {
-    const entry = { timer: setTimeout(() => { sleeping.delete(entry); done(); }, ms), done };
-    sleeping.add(entry);
-  });
+  const held = new HeldRequests();
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
   const app = buildServer(tls, {
     accounts, tokens: new AccessTokens(), script: new Script(), log: new RequestLog(), clock: new SimClock(),
-    settings, bookings: new Map<string, NotifiedBooking>(), keys, parked, sleep,
+    settings, bookings: new Map<string, NotifiedBooking>(), keys, held,
   }, opts.logger ?? false);
   const baseUrl = await listenLocal(app, opts.host, opts.port);
   settings.tokenUri = `${baseUrl}/token`;
@@ -82,12 +77,7 @@ export async function startMapsBookingSimulator(opts: MapsBookingSimulatorOption
     control,
     close: () => {
       closed ??= (async () => {
-        for (const s of sleeping) {
-          clearTimeout(s.timer);
-          s.done();
-        }
-        sleeping.clear();
-        for (const request of parked) request.raw.socket?.destroy();
+        held.release();
         await control.close();
         await app.close();
       })();

@@ -3,15 +3,14 @@
 
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HeldRequests } from '../../pos-simulator/src/held.ts';
 import { entryOf } from './calls.ts';
 import { googleErrorBody } from './errors.ts';
 import type { ScriptedAnswer } from './script.ts';
 
 export interface RespondDeps {
-  /** Requests left unanswered by a 'hang', destroyed when the simulator closes. */
-  parked: Set<FastifyRequest>;
-  /** Resolves after ms, or at once when the simulator closes. */
-  sleep(ms: number): Promise<void>;
+  /** Hangs and slow answers, let go when the simulator closes. */
+  held: HeldRequests;
 }
 
 const CHUNK = 64 * 1024;
@@ -45,7 +44,7 @@ export async function answerScripted(scripted: ScriptedAnswer | null, request: F
   if (scripted === null) return false;
   switch (scripted.kind) {
     case 'slow':
-      await deps.sleep(scripted.delayMs);
+      await deps.held.sleep(scripted.delayMs);
       return false;
     case 'status':
       if (scripted.retryAfter !== undefined) reply.header('retry-after', scripted.retryAfter);
@@ -53,10 +52,7 @@ export async function answerScripted(scripted: ScriptedAnswer | null, request: F
       await reply.code(scripted.status).send(scripted.body ?? googleErrorBody(scripted.status));
       return true;
     case 'hang':
-      deps.parked.add(request);
-      request.raw.on('close', () => deps.parked.delete(request));
-      await new Promise<never>(() => {});
-      return true;
+      return deps.held.park(request);
     case 'oversized':
       await sendOversized(scripted.bytes, request, reply);
       return true;

@@ -1,7 +1,7 @@
 // Fastify assembly of the simulated Google: HTTPS listener, Google's error shapes, the token
 // endpoint, the two Maps Booking API methods and the control API.
 
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { RequestLog } from '../../pos-simulator/src/request-log.ts';
 import type { SimClock } from '../../pos-simulator/src/time.ts';
 import type { TlsPair } from '../../pos-simulator/src/tls.ts';
@@ -32,7 +32,6 @@ export interface ServerDeps extends RespondDeps {
   /** What Google holds of each booking notified, by resource name. */
   bookings: Map<string, NotifiedBooking>;
   keys: { control: string; read: string };
-  parked: Set<FastifyRequest>;
 }
 
 /** A request body Google accepts at most (the JSON of 1,000 availability records is far below it). */

@@ -32,18 +32,35 @@ export type MapsBookingErrorKind =
   /** A success that is not the JSON expected, or an answer over 1 MiB. */
   | 'bad_answer';
 
+export interface MapsBookingFailure {
+  /** Google's HTTP status; absent when there was no answer. */
+  status?: number;
+  /** For rate_limited and unavailable: the wait Google asked for (Retry-After), null when none. */
+  retryAfterMs?: number | null;
+  /** Google's `error.status` (e.g. INVALID_ARGUMENT), or the token endpoint's `error`. */
+  googleStatus?: string | null;
+  /** Google's `error.message`, or the token endpoint's `error: error_description`. */
+  googleMessage?: string | null;
+}
+
 export class MapsBookingError extends Error {
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | null;
+  readonly googleStatus: string | null;
+  readonly googleMessage: string | null;
+
   constructor(
     readonly kind: MapsBookingErrorKind,
     message: string,
-    readonly details: { status?: number; retryAfterMs?: number | null; googleStatus?: string | null; googleMessage?: string | null } = {},
+    failure: MapsBookingFailure = {},
   ) {
     super(message);
     this.name = 'MapsBookingError';
+    this.status = failure.status;
+    this.retryAfterMs = failure.retryAfterMs ?? null;
+    this.googleStatus = failure.googleStatus ?? null;
+    this.googleMessage = failure.googleMessage ?? null;
   }
-
-  get status(): number | undefined { return this.details.status; }
-  get retryAfterMs(): number | null { return this.details.retryAfterMs ?? null; }
 }
 
 /** A google-v3 channel's stored RTU configuration (the key file's fields Tableside keeps). */
@@ -195,7 +212,10 @@ export class MapsBookingClient {
     }
     if (res.status === 400 || res.status === 401 || res.status === 403) {
       const reason = readOAuthError(res.body) ?? `status ${res.status}`;
-      throw new MapsBookingError('unauthorized', `token request: Google refused the service account (${reason})`, { status: res.status, googleMessage: reason });
+      const oauth = (res.body as { error?: unknown } | undefined)?.error;
+      throw new MapsBookingError('unauthorized', `token request: Google refused the service account (${reason})`, {
+        status: res.status, googleStatus: typeof oauth === 'string' ? oauth : null, googleMessage: reason,
+      });
     }
     throw this.failureOf('token request', res);
   }

@@ -103,18 +103,18 @@ describe('access tokens', () => {
     await h.sim.control.script('notifyBooking', { kind: 'status', status: 401 }, 2);
     const err = await failure(notify(clientOf()));
     expect(err).toMatchObject({ kind: 'unauthorized', status: 401 });
-    expect(err.details).toMatchObject({ status: 401, googleStatus: 'UNAUTHENTICATED' });
+    expect(err).toMatchObject({ status: 401, googleStatus: 'UNAUTHENTICATED' });
     expect(await h.sim.control.calls()).toHaveLength(2);
     expect(await h.sim.control.tokenRequests()).toHaveLength(2);
   });
 
   it('[CHN-33] the token endpoint refusing the service account (unknown account, another key) fails as unauthorized with Google’s reason; no method is called', async () => {
     const unknown = await failure(notify(clientOf({}, config({ clientEmail: 'nobody@example.iam.gserviceaccount.com' }))));
-    expect(unknown).toMatchObject({ kind: 'unauthorized', status: 400 });
-    expect(unknown.details.googleMessage).toBe('invalid_grant: Invalid grant: account not found');
+    expect(unknown).toMatchObject({ kind: 'unauthorized', status: 400, googleStatus: 'invalid_grant' });
+    expect(unknown.googleMessage).toBe('invalid_grant: Invalid grant: account not found');
     const otherKey = otherRsaKey().export({ type: 'pkcs8', format: 'pem' }).toString();
     const forged = await failure(notify(clientOf({}, config({ privateKey: otherKey }))));
-    expect(forged.details.googleMessage).toBe('invalid_grant: Invalid JWT Signature.');
+    expect(forged.googleMessage).toBe('invalid_grant: Invalid JWT Signature.');
     const broken = await failure(notify(clientOf({}, config({ privateKey: 'not a key' }))));
     expect(broken.kind).toBe('unauthorized');
     expect(await h.sim.control.calls()).toEqual([]);
@@ -161,7 +161,7 @@ describe('failures, typed for the job', () => {
     await h.sim.control.script('notifyBooking', { kind: 'status', status: 429, retryAfter: '30' });
     const err = await failure(notify(clientOf()));
     expect(err).toMatchObject({ kind: 'rate_limited', status: 429, retryAfterMs: 30_000 });
-    expect(err.details.googleStatus).toBe('RESOURCE_EXHAUSTED');
+    expect(err.googleStatus).toBe('RESOURCE_EXHAUSTED');
   });
 
   it('[CHN-36] 503, from a method or from the token endpoint, is unavailable', async () => {
@@ -175,11 +175,11 @@ describe('failures, typed for the job', () => {
     await h.sim.control.script('notifyBooking', { kind: 'status', status: 400, body: { error: { code: 400, message: 'Booking bk-1 not found', status: 'INVALID_ARGUMENT' } } });
     const scripted = await failure(notify(clientOf()));
     expect(scripted).toMatchObject({ kind: 'rejected', status: 400, message: expect.stringContaining('Booking bk-1 not found') });
-    expect(scripted.details).toMatchObject({ googleStatus: 'INVALID_ARGUMENT', googleMessage: 'Booking bk-1 not found' });
+    expect(scripted).toMatchObject({ googleStatus: 'INVALID_ARGUMENT', googleMessage: 'Booking bk-1 not found' });
     // Google's own check: an entry is never split, so one over 1,000 records is refused whole.
     const tooBig = await failure(clientOf().replaceAvailability([dayOf(2, 1001)]));
     expect(tooBig).toMatchObject({ kind: 'rejected', status: 400 });
-    expect(tooBig.details.googleMessage).toMatch(/at most 1000/);
+    expect(tooBig.googleMessage).toMatch(/at most 1000/);
   });
 
   it('[CHN-36] an answer over 1 MiB fails as bad_answer, and is not read to its end (DESIGN 8.8e)', async () => {

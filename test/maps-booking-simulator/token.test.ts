@@ -2,15 +2,20 @@
 // 8.7b): signature by the service account's key, iss, aud = the token endpoint, scope, iat/exp;
 // each wrong one is refused with Google's OAuth error, and nothing is issued.
 import { generateKeyPairSync } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAPS_BOOKING_SCOPE } from '../../maps-booking-simulator/src/index.ts';
 import { NOTIFY_PATH, PARTNER, assertion, booking, googleHarness, otherRsaKey, type GoogleHarness } from './helpers.ts';
 
 let h: GoogleHarness;
-beforeEach(async () => {
+beforeAll(async () => {
   h = await googleHarness();
 });
-afterEach(() => h.close());
+beforeEach(async () => {
+  await h.sim.control.clearCalls();
+  await h.sim.control.setSettings({ tokenLifetimeS: 3599, clockSkewS: 60 });
+  await h.sim.control.setClock({ set: new Date().toISOString(), frozen: false });
+});
+afterAll(() => h.close());
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 
