@@ -43,6 +43,9 @@ export interface RegisterInput {
 
 export interface GenerateInput { partnerId: string; clientEmail?: string; projectId?: string }
 
+/** Google's client ids are 21 decimal digits. */
+const numericId = (digits: number) => Array.from({ length: digits }, (_, i) => randomInt(i === 0 ? 1 : 0, 10)).join('');
+
 export const viewOf = (a: ServiceAccount): ServiceAccountView => ({ clientEmail: a.clientEmail, partnerId: a.partnerId, privateKeyId: a.privateKeyId });
 
 export class ServiceAccounts {
@@ -83,7 +86,7 @@ export class ServiceAccounts {
       private_key_id: privateKeyId,
       private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       client_email: clientEmail,
-      client_id: String(randomInt(1e9, 2 ** 47)) + String(randomInt(1e6, 1e7)),
+      client_id: numericId(21),
       auth_uri: 'https://accounts.google.com/o/oauth2/auth',
       token_uri: tokenUri,
       auth_provider_x509_cert_url: 'https://www.googleapis.com/oauth2/v1/certs',

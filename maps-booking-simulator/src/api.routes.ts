@@ -67,10 +67,15 @@ export async function apiRoutes(app: FastifyInstance, deps: ServerDeps): Promise
   });
 }
 
+/** Bookings remembered at most; the least recently notified are forgotten first (a long sandbox run stays bounded). */
+const MAX_BOOKINGS = 10_000;
+
 /** What Google holds for the booking after the update: the masked fields replaced. */
 function remember(bookings: Map<string, NotifiedBooking>, update: NotifiedBooking, mask: string[]): NotifiedBooking {
   const held: NotifiedBooking = { ...(bookings.get(update.name) ?? {}), name: update.name, merchantId: update.merchantId, serviceId: update.serviceId };
   for (const field of mask as Array<keyof NotifiedBooking>) (held as unknown as Record<string, unknown>)[field] = update[field];
+  bookings.delete(update.name);
   bookings.set(update.name, held);
+  if (bookings.size > MAX_BOOKINGS) bookings.delete(bookings.keys().next().value!);
   return held;
 }

@@ -84,6 +84,12 @@ export interface MapsBookingClientOptions {
 interface Answer { status: number; headers: Dispatcher.ResponseData['headers']; body: unknown }
 interface CachedToken { value: string; reuseUntilMs: number }
 
+/** Node's roots plus NODE_EXTRA_CA_CERTS plus `pem`: undici's `ca` replaces the defaults instead of adding to them. */
+function trustWith(pem: string): string[] {
+  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
+  return [...rootCertificates, ...fromEnv, pem];
+}
+
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     if (signal.aborted) reject(signal.reason);
@@ -133,9 +139,8 @@ export class MapsBookingClient {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
-    // undici's `ca` replaces Node's trust, so a given CA comes with the roots; one TLS context for the pool.
-    const secureContext = opts.ca ? createSecureContext({ ca: [...rootCertificates, ...fromEnv, opts.ca] }) : undefined;
+    // One TLS context for the pool, built once (a `ca` per connection re-parses Node's roots each time).
+    const secureContext = opts.ca ? createSecureContext({ ca: trustWith(opts.ca) }) : undefined;
     this.dispatcher = new Agent({
       connect: { timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) },
       headersTimeout: this.timeoutMs,
