@@ -1,7 +1,7 @@
 // Programmatic entry of the reference RMS: start one, get its URL, key, CA and a typed control
 // client. It is a fake of an outside system and imports nothing from the service's src/.
 
-import type { FastifyRequest } from 'fastify';
+import { HeldRequests } from '../../pos-simulator/src/held.ts';
 import { RequestLog } from '../../pos-simulator/src/request-log.ts';
 import { listenLocal } from '../../pos-simulator/src/server.ts';
 import { selfSignedLocalhost, type TlsPair } from '../../pos-simulator/src/tls.ts';
@@ -67,15 +67,10 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
   const venues = createVenuesService(store);
   const bookings = createBookingsService(store, outbound.events);
   const failures = createFailures(store);
-  const parked = new Set<FastifyRequest>();
-  const sleeping = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
-  const sleep = (ms: number) => new Promise<void>((done) => {
-    const entry = { timer: setTimeout(() => { sleeping.delete(entry); done(); }, ms), done };
-    sleeping.add(entry);
-  });
+  const held = new HeldRequests();
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
-  const app = buildServer(tls, { store, log, venues, bookings, failures, outbound, parked, sleep }, opts.logger ?? false);
+  const app = buildServer(tls, { store, log, venues, bookings, failures, outbound, parked: held.parked, sleep: held.sleep }, opts.logger ?? false);
   const baseUrl = await listenLocal(app, opts.host, opts.port);
   const control = new RmsControlClient(baseUrl, store.apiKey, tls.cert);
 
@@ -87,12 +82,7 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
     control,
     close: () => {
       closed ??= (async () => {
-        for (const s of sleeping) {
-          clearTimeout(s.timer);
-          s.done();
-        }
-        sleeping.clear();
-        for (const request of parked) request.raw.socket?.destroy();
+        held.release();
         await outbound.close();
         await control.close();
         await app.close();

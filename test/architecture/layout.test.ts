@@ -62,6 +62,7 @@ describe('the dependency rule (DESIGN 2)', () => {
     ['a feature importing the composition root', edge('src/pat/payments.service.ts', 'src/app/services.ts'), 'composition-is-a-sink'],
     ['the POS simulator importing src/', edge('pos-simulator/src/server.ts', 'src/lib/money.ts'), 'simulators-standalone'],
     ['the RMS simulator importing src/', edge('rms-simulator/src/server.ts', 'src/db/db.ts'), 'simulators-standalone'],
+    ['the Maps Booking API simulator importing src/', edge('maps-booking-simulator/src/api.fns.ts', 'src/channels/maps-booking-client.fns.ts'), 'simulators-standalone'],
     ['the conformance kit importing the POS client', edge('src/pos/check/run.ts', 'src/pos/pos-client.ts'), 'pos-check-standalone'],
   ] as const)('catches %s', (_what, bad, rule) => {
     const violations = checkLayout([bad], FILES);

@@ -15,7 +15,7 @@ import ts from 'typescript';
 // and besides:
 //   - no module imports another module's *.repository.ts (they call each other's services);
 //   - content/ imports nothing of pat/, pos-mirror/ or analytics/;
-//   - the simulators (pos-simulator/, rms-simulator/) never import src/;
+//   - the simulators (pos-simulator/, rms-simulator/, maps-booking-simulator/) never import src/;
 //   - the conformance kit (src/pos/check/) imports nothing outside its folder (a vendor reads it alone);
 //   - no import cycle between files, however long, `import type` included: a cycle leaves no file
 //     that can be read (or changed) before the others.
@@ -41,7 +41,7 @@ const PLATFORM_DEPS: Record<string, readonly string[]> = {
 };
 const SHARED = ['auth', 'pos', 'pos-mirror'];
 const COMPOSITION = ['app', 'main'];
-const SIMULATORS = ['pos-simulator', 'rms-simulator'];
+const SIMULATORS = ['pos-simulator', 'rms-simulator', 'maps-booking-simulator'];
 
 /** The module a file belongs to: `src/<folder>/…` is that folder, `src/main.ts` is `main`, a simulator's file is the simulator. */
 export function moduleOf(path: string): string | null {
