@@ -29,6 +29,20 @@ export interface BookingRecord {
   updatedAt: Date;
 }
 
+/** Who made a change Tableside records (DESIGN 8.7a `changedBy`). */
+export type ChangedBy = 'channel' | 'venue' | 'system';
+
+/** A recorded change of a booking, as its listeners hear it (in the transaction that records it). */
+export interface RecordedBookingChange {
+  /** The record before the change; null when the booking was just created at the RMS. */
+  before: BookingRecord | null;
+  after: BookingRecord;
+  /** The partner event's type (`booking.created`, `booking.canceled`, …). */
+  type: string;
+  changedBy: ChangedBy;
+  at: Date;
+}
+
 /** The fields an RMS state sets on the record. */
 export interface RmsFields {
   status: BookingStatus;

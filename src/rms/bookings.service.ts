@@ -7,7 +7,9 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, conflict, notFound } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { BookingServicesService } from './booking-services.service.ts';
-import { bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type RmsFields } from './bookings.fns.ts';
+import {
+  bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type ChangedBy, type RecordedBookingChange, type RmsFields,
+} from './bookings.fns.ts';
 import {
   addChange, applyFields, findBooking, findByIdempotencyKey, findByRmsId, hasCreatesInFlight, insertCreating, listChanges,
   markCreated, markRefused, type BookingChange, type StoredBooking,
@@ -53,6 +55,13 @@ export interface CreateResult {
 
 export type RefreshOutcome = 'unknown' | 'unchanged' | 'updated' | 'stale';
 
+/**
+ * Hears every recorded change of a booking, in the transaction that records it, so what it writes
+ * (an event for a channel, an update for Google) exists exactly when the change commits. It must not
+ * call out: it writes rows and jobs only.
+ */
+export type BookingChangeListener = (tx: Executor, change: RecordedBookingChange) => Promise<void>;
+
 export interface BookingsDeps {
   db: Db;
   clock: Clock;
@@ -65,6 +74,7 @@ export function createBookingsService(deps: BookingsDeps) {
   const { db, clock, log, bookingServices } = deps;
   const rmsKey = (b: Pick<StoredBooking, 'id'>) => `tableside-${b.id}`;
   const jobKey = (id: string) => `${RMS_CREATE_JOB}:${id}`;
+  const listeners: BookingChangeListener[] = [];
 
   async function clientFor(partnerId: string): Promise<RmsClient> {
     const client = await bookingServices.client(partnerId);
@@ -93,15 +103,18 @@ export function createBookingsService(deps: BookingsDeps) {
     await addChange(tx, b.id, 'created', { rmsBookingId: rmsId, status: state.status }, now);
     // The retry job removes itself with its own transaction; from the inline call it is cancelled here.
     if (!fromJob) await cancelJob(tx, jobKey(b.id));
-    await announce(tx, null, (await findBooking(tx, b.id))!, 'booking.created', now);
+    // Resolved by the retry job, the booking is news to the channel too (DESIGN 8.8b: "system").
+    await announce(tx, null, (await findBooking(tx, b.id))!, 'booking.created', fromJob ? 'system' : 'channel', now);
   }
 
   /**
    * The one place a recorded change of a booking is announced, in the transaction that records it:
-   * every audience of booking events hears of it from here (the RMS partner's endpoints, DESIGN 8.5).
+   * every audience of booking events hears of it from here: the RMS partner's endpoints (DESIGN 8.5)
+   * and the listeners the composition root registers (the booking's channel, 8.7).
    */
-  async function announce(tx: Executor, before: StoredBooking | null, after: StoredBooking, type: string, now: Date): Promise<void> {
+  async function announce(tx: Executor, before: StoredBooking | null, after: StoredBooking, type: string, changedBy: ChangedBy, now: Date): Promise<void> {
     await emit(tx, { partnerId: after.partnerId, venueId: after.venueId }, { type, entityId: after.id, data: bookingView(after) }, now);
+    for (const listener of listeners) await listener(tx, { before, after, type, changedBy, at: now });
   }
 
   /** One create attempt with the booking's own key and body; records whatever is definite. */
@@ -129,7 +142,7 @@ export function createBookingsService(deps: BookingsDeps) {
   const ownTx = <T>(fn: (tx: Executor) => Promise<T>) => db.kysely.transaction().execute(fn);
 
   /** Applies an RMS state read outside any transaction; converges whatever order reads finish in. */
-  async function apply(tx: Executor, partnerId: string, rms: RmsBooking, cause: string): Promise<RefreshOutcome> {
+  async function apply(tx: Executor, partnerId: string, rms: RmsBooking, cause: string, changedBy: ChangedBy): Promise<RefreshOutcome> {
     const b = await findByRmsId(tx, partnerId, rms.id, true);
     if (!b) return 'unknown';
     if (!isNewer(b.rmsUpdatedAt, rms.updatedAt)) return 'stale';
@@ -139,7 +152,7 @@ export function createBookingsService(deps: BookingsDeps) {
     const now = clock.now();
     await applyFields(tx, b.id, next, rms.updatedAt, now);
     await addChange(tx, b.id, cause, changes, now);
-    await announce(tx, b, (await findBooking(tx, b.id))!, eventTypeOf(changes), now);
+    await announce(tx, b, (await findBooking(tx, b.id))!, eventTypeOf(changes), changedBy, now);
     return 'updated';
   }
 
@@ -152,6 +165,11 @@ export function createBookingsService(deps: BookingsDeps) {
   }
 
   const service = {
+    /** Registers a listener of every recorded change (the composition root wires the channels' ones). */
+    onChange(listener: BookingChangeListener): void {
+      listeners.push(listener);
+    },
+
     async create(input: CreateBookingInput): Promise<CreateResult> {
       if (input.idempotencyKey) {
         const seen = await findByIdempotencyKey(db.kysely, input.idempotencyKey);
@@ -231,7 +249,7 @@ export function createBookingsService(deps: BookingsDeps) {
         date: change.date ?? b.start, areaId: b.areaId, tables: b.tables, contact: b.contact, notes: b.notes,
         deposit: b.deposit, createdAt: null, updatedAt: null,
       };
-      await ownTx((tx) => apply(tx, b.partnerId, state, 'changed through Tableside'));
+      await ownTx((tx) => apply(tx, b.partnerId, state, 'changed through Tableside', 'channel'));
       return service.get(id);
     },
 
@@ -251,7 +269,7 @@ export function createBookingsService(deps: BookingsDeps) {
         id: b.rmsBookingId, venueId: b.rmsVenueId, status: 'canceled', partySize: b.partySize, date: b.start, areaId: b.areaId,
         tables: b.tables, contact: b.contact, notes: b.notes, deposit: b.deposit, createdAt: null, updatedAt: null,
       };
-      await ownTx((tx) => apply(tx, b.partnerId, { ...state, status: 'canceled' }, `canceled through Tableside${body.cancelActor ? ` (${body.cancelActor})` : ''}`));
+      await ownTx((tx) => apply(tx, b.partnerId, { ...state, status: 'canceled' }, `canceled through Tableside${body.cancelActor ? ` (${body.cancelActor})` : ''}`, 'channel'));
       return service.get(id);
     },
 
@@ -263,7 +281,7 @@ export function createBookingsService(deps: BookingsDeps) {
       const known = await findByRmsId(db.kysely, partnerId, rmsBookingId);
       if (!known) return 'unknown';
       const rms = await (await clientFor(partnerId)).getBooking(rmsBookingId);
-      return inTx((tx) => apply(tx, partnerId, rms, cause));
+      return inTx((tx) => apply(tx, partnerId, rms, cause, 'venue'));
     },
 
     /** Whether the partner has creates whose RMS answer is not recorded yet. */
