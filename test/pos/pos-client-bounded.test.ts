@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../pos-simulator/src/index.ts';
 import { PosClient, PosError } from '../../src/pos/pos-client.ts';
-import { eventually } from '../helpers/eventually.ts';
-import { MiB, peakMemoryGrowth } from '../helpers/memory.ts';
+import { MiB, oversizedCall } from '../helpers/memory.ts';
 
 // BKG-45 (DESIGN 8.8e): an answer over 8 MiB from a POS fails that call (an unreadable body, like
 // one that is not JSON), and is never read whole: the reference POS streams it over real HTTPS (its
@@ -29,22 +28,10 @@ describe('[BKG-45] the POS client reads at most 8 MiB of an answer', () => {
     await sim.control.setOversized(null);
   });
 
-  async function oversizedCall(call: () => Promise<unknown>, chunked: boolean) {
-    await sim.control.setOversized({ bytes: BYTES, chunked, count: 1 });
-    const { result: err, growth } = await peakMemoryGrowth(() => call().then(() => null, (e: unknown) => e));
-    const answer = await eventually(async () => {
-      const { answers } = await sim.control.oversized();
-      const last = answers[answers.length - 1];
-      expect(last?.ended).toBe(true);
-      return last!;
-    }, { what: 'the oversized answer ended' });
-    return { err, growth, answer };
-  }
-
   for (const chunked of [false, true]) {
     const how = chunked ? 'chunked (counted while reading)' : 'with Content-Length (refused before reading)';
     it(`[BKG-45] a 128 MiB answer ${how} fails the call as bad_json; memory does not grow by its size`, async () => {
-      const { err, growth, answer } = await oversizedCall(() => client.listOrders(V), chunked);
+      const { err, growth, answer } = await oversizedCall(sim.control, () => client.listOrders(V), { bytes: BYTES, chunked });
       expect(err).toBeInstanceOf(PosError);
       expect((err as PosError).kind).toBe('bad_json');
       expect((err as PosError).message).toMatch(/over 8388608 bytes/);
@@ -62,7 +49,7 @@ describe('[BKG-45] the POS client reads at most 8 MiB of an answer', () => {
       ['forwardPayment', () => client.forwardPayment(V, 'o-1', { paymentId: 'p-1', type: 'full', amount: 1, tip: 0, currency: 'EUR', paymentMethod: null })],
     ];
     for (const [name, call] of calls) {
-      const { err } = await oversizedCall(call, true);
+      const { err } = await oversizedCall(sim.control, call, { bytes: BYTES, chunked: true });
       expect(err, name).toBeInstanceOf(PosError);
       expect((err as PosError).kind, name).toBe('bad_json');
     }

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRmsSimulator, type RmsSimulator } from '../../rms-simulator/src/index.ts';
 import { RmsClients, RmsError, type RmsClient } from '../../src/rms/rms-client.ts';
-import { eventually } from '../helpers/eventually.ts';
-import { MiB, peakMemoryGrowth } from '../helpers/memory.ts';
+import { MiB, oversizedCall } from '../helpers/memory.ts';
 
 // BKG-45 (DESIGN 8.8e): an answer over 8 MiB from an RMS fails that call as a bad answer, and is
 // never read whole: the reference RMS streams it over real HTTPS (its oversized-answer knob), with
@@ -30,22 +29,10 @@ describe('[BKG-45] the booking-services client reads at most 8 MiB of an answer'
     await sim.control.setOversized(null);
   });
 
-  async function oversizedCall(call: () => Promise<unknown>, chunked: boolean) {
-    await sim.control.setOversized({ bytes: BYTES, chunked, count: 1 });
-    const { result: err, growth } = await peakMemoryGrowth(() => call().then(() => null, (e: unknown) => e));
-    const answer = await eventually(async () => {
-      const { answers } = await sim.control.oversized();
-      const last = answers[answers.length - 1];
-      expect(last?.ended).toBe(true);
-      return last!;
-    }, { what: 'the oversized answer ended' });
-    return { err, growth, answer };
-  }
-
   for (const chunked of [false, true]) {
     const how = chunked ? 'chunked (counted while reading)' : 'with Content-Length (refused before reading)';
     it(`[BKG-45] a 128 MiB answer ${how} fails the call as bad_answer; memory does not grow by its size`, async () => {
-      const { err, growth, answer } = await oversizedCall(() => client.getBooking('bk-1'), chunked);
+      const { err, growth, answer } = await oversizedCall(sim.control, () => client.getBooking('bk-1'), { bytes: BYTES, chunked });
       expect(err).toBeInstanceOf(RmsError);
       expect((err as RmsError).kind).toBe('bad_answer');
       expect((err as RmsError).message).toMatch(/over 8388608 bytes/);
@@ -66,7 +53,7 @@ describe('[BKG-45] the booking-services client reads at most 8 MiB of an answer'
       ['searchBookings', () => client.searchBookings({ venueId: 'rms-venue-1', startDate: '2025-06-11', endDate: '2025-06-11' })],
     ];
     for (const [name, call] of calls) {
-      const { err } = await oversizedCall(call, true);
+      const { err } = await oversizedCall(sim.control, call, { bytes: BYTES, chunked: true });
       expect(err, name).toBeInstanceOf(RmsError);
       expect((err as RmsError).kind, name).toBe('bad_answer');
     }
