@@ -14,10 +14,14 @@ export interface Answer {
   /** The JSON answered (a token's access_token shortened); absent for a streamed oversized body. */
   body?: unknown;
   retryAfter?: string;
-  /** For a scripted oversized answer: its size, what was streamed before the connection ended, and whether it all was. */
+  /**
+   * For a scripted oversized answer (pos-simulator/src/oversized.ts): its size, what was streamed
+   * before the connection ended, whether it all was, and whether the connection has ended.
+   */
   oversizedBytes?: number;
   bytesStreamed?: number;
   completed?: boolean;
+  ended?: boolean;
 }
 
 interface Logged extends LoggedRequest {

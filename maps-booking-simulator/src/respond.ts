@@ -1,9 +1,9 @@
 // Answering a call the way its scripted answer says: a status (with Google's error JSON unless a
 // body was scripted), no answer at all, a late answer, or a body too large for any sane client.
 
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HeldRequests } from '../../pos-simulator/src/held.ts';
+import { sendOversized } from '../../pos-simulator/src/oversized.ts';
 import { entryOf } from './calls.ts';
 import { googleErrorBody } from './errors.ts';
 import type { ScriptedAnswer } from './script.ts';
@@ -11,29 +11,6 @@ import type { ScriptedAnswer } from './script.ts';
 export interface RespondDeps {
   /** Hangs and slow answers, let go when the simulator closes. */
   held: HeldRequests;
-}
-
-const CHUNK = 64 * 1024;
-
-/** `{"padding":"xxx…"}` of exactly `bytes` bytes, produced chunk by chunk as the socket drains. */
-function oversizedBody(bytes: number, progress: (sent: number, done: boolean) => void): Readable {
-  const head = '{"padding":"';
-  const tail = '"}';
-  let sent = 0;
-  return new Readable({
-    read() {
-      if (sent >= bytes) return;
-      const start = sent === 0 ? head : '';
-      const room = Math.min(CHUNK, bytes - sent);
-      const last = sent + room >= bytes;
-      const fill = Math.max(0, room - start.length - (last ? tail.length : 0));
-      const chunk = Buffer.from(start + 'x'.repeat(fill) + (last ? tail : ''));
-      sent += chunk.length;
-      progress(sent, false);
-      this.push(chunk);
-      if (last) this.push(null);
-    },
-  });
 }
 
 /**
@@ -54,20 +31,17 @@ export async function answerScripted(scripted: ScriptedAnswer | null, request: F
     case 'hang':
       return deps.held.park(request);
     case 'oversized':
-      await sendOversized(scripted.bytes, request, reply);
+      answerOversized(scripted.bytes, request, reply);
       return true;
   }
 }
 
-async function sendOversized(bytes: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+function answerOversized(bytes: number, request: FastifyRequest, reply: FastifyReply): void {
+  // No Content-Length: the client must notice the size while reading, not from a header.
+  const answer = sendOversized(reply, bytes, false);
   const entry = entryOf(request);
-  const answer = { status: 200, oversizedBytes: bytes, bytesStreamed: 0, completed: false };
   if (entry) {
     entry.status = 200;
     entry.answer = answer;
   }
-  const body = oversizedBody(bytes, (sent) => { answer.bytesStreamed = sent; });
-  body.on('end', () => { answer.completed = true; });
-  // No Content-Length: the client must notice the size while reading, not from a header.
-  await reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(body);
 }

@@ -10,6 +10,7 @@ import {
 } from './contract.schemas.ts';
 import { badRequest, notFound } from './errors.ts';
 import type { OrdersService } from './orders.service.ts';
+import type { OversizedAnswers } from './oversized.ts';
 import type { PaymentsService } from './payments.service.ts';
 import type { LoggedRequest, RequestLog } from './request-log.ts';
 import type { SimStore } from './store.ts';
@@ -25,6 +26,8 @@ export interface ContractDeps {
   payments: PaymentsService;
   /** Sockets of requests parked by the 'hang' behaviour, destroyed on close. */
   parked: Set<FastifyRequest>;
+  /** The oversized-answer knob (DESIGN 8.8e): while set, every authorised call gets a huge 200. */
+  oversized: OversizedAnswers;
 }
 
 const logEntries = new WeakMap<FastifyRequest, LoggedRequest>();
@@ -63,9 +66,10 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     // Deferred payments whose time has come (also after a clock jump) are settled before any read.
     payments.settleDue();
   });
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', async (request, reply) => {
     const entry = logEntries.get(request);
     if (entry) entry.body = request.body;
+    if (deps.oversized.answer(reply)) return reply;
   });
   app.addHook('onResponse', async (request, reply) => {
     const entry = logEntries.get(request);

@@ -4,6 +4,7 @@
 import { Agent, request } from 'undici';
 import type { BrokenMode } from './broken.ts';
 import type { AddItemsInput, ClockInput, VenueInput, WalkInInput } from './control.schemas.ts';
+import type { OversizedInput, OversizedView } from './oversized.ts';
 import type { LoggedRequest } from './request-log.ts';
 import type { PosOrder, PosTable, VenueBehaviour } from './types.ts';
 import type { MenuInput, VenueView } from './venues.service.ts';
@@ -112,6 +113,13 @@ export class ControlClient {
   clearRequests(venueId: string): Promise<void> {
     return this.call('DELETE', `/_control/venues/${enc(venueId)}/requests`);
   }
+
+  // ---- oversized answers (DESIGN 8.8e) ----
+  /** Every contract call answers a 200 of `bytes` (streamed; chunked when asked), `count` times or until cleared with null. */
+  setOversized(input: OversizedInput | null): Promise<OversizedView> {
+    return input ? this.call('PUT', '/_control/oversized', input) : this.call('DELETE', '/_control/oversized');
+  }
+  oversized(): Promise<OversizedView> { return this.call('GET', '/_control/oversized'); }
 
   // ---- clock, broken modes, reset ----
   clock(): Promise<ClockView> { return this.call('GET', '/_control/clock'); }

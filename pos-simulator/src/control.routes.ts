@@ -11,6 +11,7 @@ import {
 } from './control.schemas.ts';
 import { badRequest, conflict } from './errors.ts';
 import type { OrdersService } from './orders.service.ts';
+import { oversizedRoutes, type OversizedAnswers } from './oversized.ts';
 import type { PaymentsService } from './payments.service.ts';
 import type { RequestLog } from './request-log.ts';
 import type { SimStore } from './store.ts';
@@ -24,6 +25,7 @@ export interface ControlDeps {
   venues: VenuesService;
   orders: OrdersService;
   payments: PaymentsService;
+  oversized: OversizedAnswers;
 }
 
 type V = { venueId: string };
@@ -89,6 +91,7 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
     store.save();
     payments.settleDue();
   });
+  oversizedRoutes(app, deps.oversized);
   app.get('/_control/broken', async () => ({ mode: store.broken }));
   app.put<{ Body: { mode: BrokenMode | null } }>('/_control/broken', { schema: { body: BrokenBody } }, async (request) => {
     store.setBroken(request.body.mode);
@@ -98,6 +101,7 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
     payments.stop();
     store.reset();
     log.clear();
+    deps.oversized.set(null);
     return reply.code(204).send();
   });
 }

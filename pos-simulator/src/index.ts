@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { isBrokenMode, type BrokenMode } from './broken.ts';
 import { ControlClient } from './control-client.ts';
 import { createOrdersService } from './orders.service.ts';
+import { OversizedAnswers } from './oversized.ts';
 import { createPaymentsService } from './payments.service.ts';
 import { RequestLog } from './request-log.ts';
 import { buildServer, listenLocal } from './server.ts';
@@ -59,7 +60,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   payments.resume();
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
-  const app = buildServer(tls, { store, log, venues, orders, payments, parked }, opts.logger ?? false);
+  const app = buildServer(tls, { store, log, venues, orders, payments, parked, oversized: new OversizedAnswers() }, opts.logger ?? false);
   const baseUrl = await listenLocal(app, opts.host, opts.port);
   const control = new ControlClient(baseUrl, store.apiKey, tls.cert);
 

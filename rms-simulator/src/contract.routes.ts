@@ -4,6 +4,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerMatches } from '../../pos-simulator/src/auth.ts';
+import type { OversizedAnswers } from '../../pos-simulator/src/oversized.ts';
 import type { LoggedRequest, RequestLog } from '../../pos-simulator/src/request-log.ts';
 import { distortBooking } from './broken.ts';
 import type { BookingsService } from './bookings.service.ts';
@@ -34,6 +35,8 @@ export interface ContractDeps {
   parked: Set<FastifyRequest>;
   /** Resolves after ms, or at once when the simulator closes. */
   sleep(ms: number): Promise<void>;
+  /** The oversized-answer knob (DESIGN 8.8e): while set, every authorised call gets a huge 200. */
+  oversized: OversizedAnswers;
 }
 
 /** The cancel body is optional: no body at all reads as `{}`. */
@@ -80,12 +83,13 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
       });
     }
   });
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', async (request, reply) => {
     const entry = entries.get(request);
     if (!entry) return;
     entry.body = request.body;
     const bodyVenue = (request.body as { venueId?: unknown } | undefined)?.venueId;
     if (entry.venueId === null && typeof bodyVenue === 'string') entry.venueId = bodyVenue;
+    if (deps.oversized.answer(reply)) return reply;
   });
   app.addHook('onResponse', async (request, reply) => {
     const entry = entries.get(request);

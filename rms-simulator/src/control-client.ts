@@ -3,6 +3,7 @@
 
 import { Agent } from 'undici';
 import { controlCall, type ClockView } from '../../pos-simulator/src/control-client.ts';
+import type { OversizedInput, OversizedView } from '../../pos-simulator/src/oversized.ts';
 import type { StaffAction } from './bookings.fns.ts';
 import type { BrokenMode } from './broken.ts';
 import type { RmsLoggedRequest } from './contract.routes.ts';
@@ -104,6 +105,13 @@ export class RmsControlClient {
   notify(bookingId: string, action?: 'update' | 'cancel'): Promise<{ webhookId: string; body: unknown }> {
     return this.call('POST', '/_control/notify', { bookingId, ...(action ? { action } : {}) });
   }
+
+  // ---- oversized answers (DESIGN 8.8e) ----
+  /** Every contract call answers a 200 of `bytes` (streamed; chunked when asked), `count` times or until cleared with null. */
+  setOversized(input: OversizedInput | null): Promise<OversizedView> {
+    return input ? this.call('PUT', '/_control/oversized', input) : this.call('DELETE', '/_control/oversized');
+  }
+  oversized(): Promise<OversizedView> { return this.call('GET', '/_control/oversized'); }
 
   // ---- clock, broken modes, reset ----
   clock(): Promise<ClockView> { return this.call('GET', '/_control/clock'); }

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { bearerMatches } from '../../pos-simulator/src/auth.ts';
 import { clockRoutes } from '../../pos-simulator/src/control.routes.ts';
+import { oversizedRoutes, type OversizedAnswers } from '../../pos-simulator/src/oversized.ts';
 import type { RequestLog } from '../../pos-simulator/src/request-log.ts';
 import { STAFF_ACTIONS, type StaffAction } from './bookings.fns.ts';
 import type { BookingsService } from './bookings.service.ts';
@@ -28,6 +29,7 @@ export interface ControlDeps {
   bookings: BookingsService;
   failures: Failures;
   outbound: Outbound;
+  oversized: OversizedAnswers;
 }
 
 type V = { venueId: string };
@@ -111,6 +113,7 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
 
   // ---- clock, broken modes, reset ----
   clockRoutes(app, store.clock, () => store.save());
+  oversizedRoutes(app, deps.oversized);
   app.get('/_control/broken', async () => ({ mode: store.broken }));
   app.put<{ Body: { mode: BrokenMode | null } }>('/_control/broken', { schema: { body: BrokenBody } }, async (request) => {
     store.setBroken(request.body.mode);
@@ -120,6 +123,7 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
     store.reset();
     log.clear();
     outbound.clear();
+    deps.oversized.set(null);
     return reply.code(204).send();
   });
 }

@@ -2,6 +2,7 @@
 // client. It is a fake of an outside system and imports nothing from the service's src/.
 
 import { HeldRequests } from '../../pos-simulator/src/held.ts';
+import { OversizedAnswers } from '../../pos-simulator/src/oversized.ts';
 import { RequestLog } from '../../pos-simulator/src/request-log.ts';
 import { listenLocal } from '../../pos-simulator/src/server.ts';
 import { selfSignedLocalhost, type TlsPair } from '../../pos-simulator/src/tls.ts';
@@ -70,7 +71,9 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
   const held = new HeldRequests();
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
-  const app = buildServer(tls, { store, log, venues, bookings, failures, outbound, parked: held.parked, sleep: held.sleep }, opts.logger ?? false);
+  const app = buildServer(tls, {
+    store, log, venues, bookings, failures, outbound, parked: held.parked, sleep: held.sleep, oversized: new OversizedAnswers(),
+  }, opts.logger ?? false);
   const baseUrl = await listenLocal(app, opts.host, opts.port);
   const control = new RmsControlClient(baseUrl, store.apiKey, tls.cert);
 

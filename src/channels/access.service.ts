@@ -18,6 +18,8 @@ export const PROTOCOLS: readonly ChannelProtocol[] = ['tableside', 'google-v3'];
 const KEY_PREFIX = 'tbc_';
 const PASSWORD_PREFIX = 'tbp_';
 const USER_PREFIX = 'chn_';
+/** What `issue` hands out as a username: the prefix and base64url (16 characters today; room for longer). */
+const ISSUED_USERNAME = /^chn_[A-Za-z0-9_-]{1,60}$/;
 
 export type ChannelCredentials = { apiKey: string } | { username: string; password: string };
 export type ChannelAuthOutcome = { ok: true; channel: ChannelIdentity } | { ok: false; failure: 'unknown' | 'revoked' | 'malformed' };
@@ -70,6 +72,9 @@ export function createChannelAccessService({ db, clock }: { db: Pick<Db, 'kysely
     },
 
     async authenticateBasic(username: string, password: string): Promise<ChannelAuthOutcome> {
+      // Only a name of the form issued is looked up: a decoded header may hold anything, a NUL
+      // included, which the database refuses (ERR-06); such a name is a failed authentication.
+      if (!ISSUED_USERNAME.test(username)) return { ok: false, failure: 'malformed' };
       const row = await repo.findByUsername(db.kysely, username);
       // Compared even for an unknown user, so timing does not tell which usernames exist.
       const ok = secretMatches(password, row?.secret_hash ?? '0'.repeat(64));

@@ -100,6 +100,21 @@ export const shardName = (kind: FeedKind, i: number, total: number) => `${kind}-
 
 export const availabilityDocument = (metadata: FeedMetadata, records: AvailabilityRecord[]) => ({ metadata, service_availability: [{ availability: records }] });
 
+/**
+ * availabilityDocument's JSON in pieces, for a feed written as its records come: `head`, then each
+ * batch of records from `recordsText`, then `tail` make exactly `JSON.stringify` of the whole
+ * document, without the whole ever being in memory.
+ */
+export function availabilityFrame(metadata: FeedMetadata): { head: string; tail: string } {
+  return { head: `{"metadata":${JSON.stringify(metadata)},"service_availability":[{"availability":[`, tail: ']}]}' };
+}
+
+/** A batch of records inside the frame; `first`: no record was written before it. */
+export function recordsText(records: readonly AvailabilityRecord[], first: boolean): string {
+  const text = records.map((r) => JSON.stringify(r)).join(',');
+  return first || text === '' ? text : `,${text}`;
+}
+
 /** The availability window of a feed generated at `now`: [generation, generation + 30 days). */
 export function horizonOf(now: Date): { generation: number; from: number; to: number } {
   const generation = Math.floor(now.getTime() / 1000);
@@ -114,7 +129,7 @@ export function catalogueFiles(venues: FeedVenue[], nonce: string, generation: n
   ];
 }
 
-/** A whole feed set in memory (tests, the unsharded HTTP feed); the export streams the same shapes. */
+/** A whole feed set in memory (tests of the validator); the export and the HTTP feed stream the same shapes. */
 export function buildFeedSet(venues: VenueRecords[], opts: { nonce: string; now: Date; shardSize: number }): FeedFile[] {
   const { generation, from, to } = horizonOf(opts.now);
   const records = venues.flatMap((v) => availabilityOf(v, from, to));

@@ -46,5 +46,10 @@ export const feedsRoutes: FastifyPluginAsyncTypebox<{ feeds: FeedsService; acces
         '400 when the channel is not a google-v3 one.',
       params: FeedParams, response: { 200: FeedDocument, ...errorResponses('platform', [400, 401, 403, 429]) },
     },
-  }, async (request) => feeds.latest(channelOf(request), request.params.channelId, request.params.kind));
+  }, async (request, reply) => {
+    // Streamed (DESIGN 8.8e): the document's JSON, written as the client reads it. Fastify sends a
+    // stream as it is (the 200 schema above documents it; it serialises only objects).
+    const feed = await feeds.latest(channelOf(request), request.params.channelId, request.params.kind);
+    return reply.type('application/json; charset=utf-8').send(feed as never);
+  });
 };

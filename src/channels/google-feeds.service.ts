@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { badRequest, conflict, forbidden, notFound } from '../lib/errors.ts';
@@ -10,7 +11,7 @@ import { rmsOf } from '../rms/venues.service.ts';
 import { findChannel, type ChannelIdentity } from './access.repository.ts';
 import { allLinkedVenues, type FeedVenueRow } from './channel-api.repository.ts';
 import {
-  availabilityDocument, availabilityOf, buildFeedSet, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, shardName,
+  availabilityDocument, availabilityFrame, availabilityOf, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, recordsText, shardName,
   type AvailabilityRecord, type FeedFile, type FeedKind, type VenueRecords,
 } from './google-feeds.fns.ts';
 
@@ -18,10 +19,15 @@ import {
 // (8.3b) of the venues linked to it: `tableside feeds export` writes them as files, and
 // GET /v1/feeds/{channelId}/{kind} serves the latest to the channel itself.
 //
-// The export streams: it holds one venue's records and one shard at a time, so 200 venues x 30 days
-// x 10 party sizes do not sit in memory together. It reads the snapshots twice (count, then write)
+// Both stream: the export holds one venue's records and one shard at a time, and the HTTP feed one
+// venue's records, written as the client reads (DESIGN 8.8e), so 200 venues x 30 days x 10 party
+// sizes never sit in memory together. The export reads the snapshots twice (count, then write)
 // because every shard's metadata carries total_shards; a snapshot replaced in between is detected
-// by its nonce and the export says so rather than write an inconsistent set.
+// by its nonce and the export says so rather than write an inconsistent set. The HTTP feed is one
+// shard, so one pass.
+
+/** Records per piece of the streamed feed: small enough for backpressure to act, large enough to be cheap. */
+const RECORDS_PER_PIECE = 500;
 
 export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>; clock: Clock; feed: Pick<FeedService, 'snapshotVenue'> }) {
   async function googleChannel(channelId: string): Promise<ChannelIdentity> {
@@ -39,6 +45,22 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
     const to = localDateText(new Date(now.getTime() + (HORIZON_DAYS + 1) * 86_400_000), tz);
     const snap = await feed.snapshotVenue(rms.partnerId, rms.rmsVenueId, from, to);
     return { nonce: snap?.nonce ?? null, input: { venue: v, records: snap?.records ?? [] } };
+  }
+
+  /** The unsharded availability feed's JSON, a venue's records at a time. */
+  async function* availabilityText(venues: FeedVenueRow[], nonce: string, now: Date): AsyncGenerator<string> {
+    const { generation, from, to } = horizonOf(now);
+    const { head, tail } = availabilityFrame(feedMetadata(nonce, generation, 0, 1));
+    yield head;
+    let first = true;
+    for (const v of venues) {
+      const records = availabilityOf((await recordsOf(v, now)).input, from, to);
+      for (let i = 0; i < records.length; i += RECORDS_PER_PIECE) {
+        yield recordsText(records.slice(i, i + RECORDS_PER_PIECE), first);
+        first = false;
+      }
+    }
+    yield tail;
   }
 
   return {
@@ -85,18 +107,20 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
       return { channelId: channel.id, nonce, dir: outDir, files, records: total };
     },
 
-    /** The latest feed of one kind, unsharded, for the channel that asks (another channel's → 403). */
-    async latest(channel: ChannelIdentity, channelId: string, kind: FeedKind): Promise<FeedFile['document']> {
+    /**
+     * The latest feed of one kind, unsharded, for the channel that asks (another channel's → 403), as
+     * its JSON text: what can fail before the first byte (the channel, its venues) fails here; the
+     * availability records are read venue by venue as the stream is read.
+     */
+    async latest(channel: ChannelIdentity, channelId: string, kind: FeedKind): Promise<Readable> {
       if (channelId.toLowerCase() !== channel.id.toLowerCase()) throw forbidden("These are another channel's feeds.");
       await googleChannel(channel.id);
       const now = clock.now();
-      const inputs: VenueRecords[] = [];
-      for (const v of await allLinkedVenues(db.kysely, channel.id)) {
-        // Only the availability feed needs the snapshots.
-        inputs.push(kind === 'availability' ? (await recordsOf(v, now)).input : { venue: v, records: [] });
-      }
-      const files = buildFeedSet(inputs, { nonce: uuidv7(), now, shardSize: Number.MAX_SAFE_INTEGER });
-      return files.find((f) => f.kind === kind)!.document;
+      const venues = await allLinkedVenues(db.kysely, channel.id);
+      const nonce = uuidv7();
+      if (kind === 'availability') return Readable.from(availabilityText(venues, nonce, now));
+      const file = catalogueFiles(venues, nonce, horizonOf(now).generation).find((f) => f.kind === kind)!;
+      return Readable.from([JSON.stringify(file.document)]);
     },
   };
 }

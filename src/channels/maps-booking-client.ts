@@ -4,6 +4,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { SignJWT } from 'jose';
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../lib/clock.ts';
+import { readWithin, rejectOnAbort } from '../lib/outbound-http.ts';
 import {
   ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, MAPS_BOOKING_SCOPE, MAX_ANSWER_BYTES,
   bookingNotificationBody, readGoogleError, readOAuthError, readTokenAnswer, retryAfterMs, reuseUntil, serviceAvailabilityOf, updateMaskOf,
@@ -88,33 +89,6 @@ interface CachedToken { value: string; reuseUntilMs: number }
 function trustWith(pem: string): string[] {
   const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
   return [...rootCertificates, ...fromEnv, pem];
-}
-
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
-
-/** The body as text when it fits in `cap` bytes; null when it does not (the rest is never read). */
-async function readWithin(res: Dispatcher.ResponseData, cap: number): Promise<string | null> {
-  const declared = Number(res.headers['content-length']);
-  if (Number.isFinite(declared) && declared > cap) {
-    res.body.destroy();
-    return null;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += (chunk as Buffer).length;
-    if (size > cap) {
-      res.body.destroy();
-      return null;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string): unknown {

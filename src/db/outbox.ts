@@ -26,6 +26,24 @@ export interface OutboxEvent {
 const EVENT_TYPE = /^[a-z][a-z_]*(\.[a-z][a-z_]*)+$/;
 
 /**
+ * One sequence per entity (WHK-03), so a type prefix names its entity's kind: an order's events
+ * are `order.*` and `pos_order.*`, a venue's `venue.*` and `pos_connection.*`; every other prefix
+ * (payment, booking, availability_feed, webhook) is its kind. A mapping, not a migration: counter
+ * rows stay keyed (kind, id), so the release before, which counted per prefix, runs on the same
+ * table during a rolling upgrade.
+ */
+const ENTITY_KIND: Readonly<Record<string, string>> = { pos_order: 'order', pos_connection: 'venue' };
+
+/** The prefixes the release before counted apart, per kind: a kind's next number goes above them. */
+const LEGACY_COUNTERS: Readonly<Record<string, readonly string[]>> = { order: ['pos_order'], venue: ['pos_connection'] };
+
+/** The kind of entity an event type is numbered under. */
+function entityKindOf(type: string): string {
+  const prefix = type.slice(0, type.indexOf('.'));
+  return ENTITY_KIND[prefix] ?? prefix;
+}
+
+/**
  * The durable job that hands a new event to its deliverers (the webhooks feature registers it).
  * One job per event, written with the event: a delivery feature never has to scan the outbox for
  * rows committed out of id order, and an event exists for it exactly when its change committed.
@@ -58,13 +76,20 @@ export function emitting(
   if (!scope.partnerId && !scope.venueId) throw new Error('outbox: an event needs a partner or a venue to be delivered to');
   const id = uuidv7();
   // The entity's next sequence number, taken under the counter's row lock in this transaction, so
-  // the numbers of one entity follow the order its changes commit in. The kind (the type's first
-  // segment) keeps a payment and a booking that happen to share an id apart.
-  const kind = event.type.slice(0, event.type.indexOf('.'));
+  // the numbers of one entity follow the order its changes commit in. The entity kind keeps a
+  // payment and a booking that happen to share an id apart.
+  const kind = entityKindOf(event.type);
+  const legacy = LEGACY_COUNTERS[kind];
+  // Above what the release before numbered this entity under its other type prefixes (read, not
+  // locked: only that release writes those rows).
+  const above = legacy
+    ? sql`(SELECT max(last) FROM outbox_sequences WHERE entity_kind = ANY(${legacy}::text[]) AND entity_id = ${event.entityId}::text)`
+    : sql`0`;
   const seq = sql.raw(`${name}_seq`);
   const ctes = sql`${seq} AS (
-              INSERT INTO outbox_sequences (entity_kind, entity_id, last) SELECT ${kind}::text, ${event.entityId}::text, 1 WHERE ${when}
-              ON CONFLICT (entity_kind, entity_id) DO UPDATE SET last = outbox_sequences.last + 1
+              INSERT INTO outbox_sequences (entity_kind, entity_id, last)
+              SELECT ${kind}::text, ${event.entityId}::text, 1 + COALESCE(${above}, 0) WHERE ${when}
+              ON CONFLICT (entity_kind, entity_id) DO UPDATE SET last = GREATEST(outbox_sequences.last, excluded.last - 1) + 1
               RETURNING last),
             ${sql.raw(`${name}_event`)} AS (
               INSERT INTO outbox (id, partner_id, venue_id, type, entity_id, data, created_at, sequence)

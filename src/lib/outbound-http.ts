@@ -1,7 +1,7 @@
-// What Tableside's clients of untrusted HTTP services share (the POS and RMS clients, the webhook
-// sender): keeping a whole-call time limit whole, and telling what a call that got no answer ran
-// into. Each client words its own error from it. undici is recognised by its documented error
-// codes, so lib/ needs no import of it.
+// What Tableside's clients of untrusted HTTP services share (the POS, RMS and Google clients, the
+// webhook sender): keeping a whole-call time limit whole, reading an answer no further than a cap,
+// and telling what a call that got no answer ran into. Each client words its own error from it.
+// undici is recognised by its documented error codes and shapes, so lib/ needs no import of it.
 
 /**
  * A promise that rejects with the signal's reason once it aborts. undici acts on a request's
@@ -33,4 +33,38 @@ export function transportFailure(err: unknown): TransportFailure {
   const code = e.code ?? e.cause?.code;
   const reason = [code, e.cause?.message ?? e.message].filter(Boolean).join(': ');
   return { kind: 'unreachable', code, reason };
+}
+
+/** DESIGN 8.8e: the most Tableside reads of one answer from an RMS or a POS (Google's is 1 MiB). */
+export const MAX_PARTNER_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** What `readWithin` needs of an answer (undici's `Dispatcher.ResponseData`). */
+export interface StreamedAnswer {
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown };
+}
+
+/**
+ * The body as UTF-8 text when it fits in `cap` bytes; null when it does not. A Content-Length over
+ * the cap is refused before reading; otherwise the bytes are counted as they arrive and the reading
+ * stops at the cap. Either way the rest is never read (the stream, and its connection, are
+ * destroyed), so an answer of any size costs at most `cap` bytes of memory.
+ */
+export async function readWithin(res: StreamedAnswer, cap: number): Promise<string | null> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > cap) {
+    res.body.destroy();
+    return null;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.length;
+    if (size > cap) {
+      res.body.destroy();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -28,6 +28,7 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): not globally reachable, whatever it embeds
   ['fc00::', 7], // unique local (also AWS's metadata fd00:ec2::254)
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
@@ -35,27 +36,55 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 address carries (IPv4-mapped `::ffff:a.b.c.d` or NAT64 `64:ff9b::a.b.c.d`), if any. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return null;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+/** The eight 16-bit words of an IPv6 address (`::`, a trailing dotted IPv4 and a zone id allowed); null when it is not one. */
+function ipv6Words(address: string): number[] | null {
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const b = dotted.slice(2).map(Number);
+    if (b.some((n) => n > 255)) return null;
+    text = `${dotted[1]}${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const part = (s: string) => (s === '' ? [] : s.split(':'));
+  const head = part(halves[0]!);
+  const tail = halves.length === 2 ? part(halves[1]!) : [];
+  const gap = 8 - head.length - tail.length;
+  if (halves.length === 2 ? gap < 1 : gap !== 0) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? gap : 0).fill('0'), ...tail];
+  if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null;
+  return groups.map((g) => parseInt(g, 16));
+}
+
+const ipv4Of = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the forms that route to them: IPv4-mapped
+ * `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, IPv4-compatible `::/96`, NAT64 `64:ff9b::/96`,
+ * 6to4 `2002::/16` (bits 16-47) and Teredo `2001::/32` (the server in bits 32-63, the client in the
+ * last 32 bits inverted). A partner could otherwise reach 127.0.0.1 or 169.254.169.254 through them.
+ */
+function embeddedIpv4(w: number[]): string[] {
+  const zeros = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
+  const last = ipv4Of(w[6]!, w[7]!);
+  if (zeros(0, 5) && (w[5] === 0xffff || w[5] === 0)) return [last];
+  if (zeros(0, 4) && w[4] === 0xffff && w[5] === 0) return [last];
+  if (w[0] === 0x64 && w[1] === 0xff9b && zeros(2, 6)) return [last];
+  if (w[0] === 0x2002) return [ipv4Of(w[1]!, w[2]!)];
+  if (w[0] === 0x2001 && w[1] === 0) return [ipv4Of(w[2]!, w[3]!), ipv4Of(~w[6]! & 0xffff, ~w[7]! & 0xffff)];
+  return [];
 }
 
 /** True for loopback, private, link-local, metadata, multicast and other non-public addresses. */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    return v4 !== null ? blocked.check(v4, 'ipv4') : blocked.check(address, 'ipv6');
-  }
-  return true; // not an address at all: never connect to it
+  const words = family === 6 ? ipv6Words(address) : null;
+  if (!words) return true; // not an address at all: never connect to it
+  const canonical = words.map((x) => x.toString(16)).join(':');
+  if (blocked.check(canonical, 'ipv6')) return true;
+  return embeddedIpv4(words).some((v4) => blocked.check(v4, 'ipv4'));
 }
 
 export type Resolver = (host: string) => Promise<string[]>;

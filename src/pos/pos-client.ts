@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { Agent, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
-import { rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
+import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import type { PosType } from './pos-types.ts';
 import {
   CreatedOrder, PosOrder, PosPaymentState, PosOrders, PosTables, UnknownSkus,
@@ -171,12 +171,15 @@ export class PosClient implements PosAdapter {
     } catch (err) {
       throw this.transportError(err, what, timeoutMs);
     }
-    let text: string;
+    let text: string | null;
     try {
-      text = await res.body.text();
+      // Never more than 8 MiB of an answer (DESIGN 8.8e): the POS is untrusted and the process shared.
+      text = await readWithin(res, MAX_PARTNER_ANSWER_BYTES);
     } catch (err) {
       throw this.transportError(err, what, timeoutMs);
     }
+    // Unreadable, like a body that is not JSON: what a caller does with a bad body holds for it too.
+    if (text === null) throw new PosError('bad_json', `${what}: the POS answered ${res.statusCode} with a body over ${MAX_PARTNER_ANSWER_BYTES} bytes; not read`, res.statusCode);
     let body: unknown = undefined;
     if (text.trim() !== '') {
       try {

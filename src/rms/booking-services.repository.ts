@@ -27,3 +27,13 @@ export async function saveConnection(ex: Executor, row: BookingServicesRow, now:
       last_check_at = excluded.last_check_at, last_check_ok = excluded.last_check_ok,
       last_check_message = excluded.last_check_message, updated_at = excluded.updated_at`.execute(ex);
 }
+
+/**
+ * Records what a call found of the partner's booking services. `overFailureOnly`: only when the
+ * record says failing (a success never rewrites a record that already says ok).
+ */
+export async function recordCheck(ex: Executor, partnerId: string, check: { at: Date; ok: boolean; message: string }, overFailureOnly: boolean): Promise<void> {
+  await sql`
+    UPDATE rms_booking_services SET last_check_at = ${check.at}, last_check_ok = ${check.ok}, last_check_message = ${check.message}
+    WHERE partner_id = ${partnerId} AND (${!overFailureOnly} OR NOT last_check_ok)`.execute(ex);
+}

@@ -34,7 +34,7 @@ export const bookingServicesRoutes: FastifyPluginAsyncTypebox<{ bookingServices:
         ...common,
         operationId: 'getBookingServices',
         summary: 'Your booking-services connection (never the key)',
-        description: 'RMS partner API key. The saved base URL and the last healthcheck. 404 until PUT /v1/rms/booking-services has connected them.',
+        description: 'RMS partner API key. The saved base URL and the last healthcheck: the one before saving, then what Tableside\'s calls found (a call that could not reach you, timed out, got a 5xx or had its key refused records ok false; the next call you answered, ok true). 404 until PUT /v1/rms/booking-services has connected them.',
         response: { 200: BookingServices, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
       },
     },

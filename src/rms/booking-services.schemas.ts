@@ -24,7 +24,7 @@ export type PutBookingServicesBody = Type.Static<typeof PutBookingServicesBody>;
 export const HealthCheck = Type.Object({
   at: Timestamp,
   ok: Type.Boolean(),
-  message: Str(500, { description: 'what the last healthcheck found' }),
+  message: Str(500, { description: 'what the last healthcheck or call found' }),
 });
 
 export const BookingServices = Type.Object(

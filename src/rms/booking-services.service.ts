@@ -4,13 +4,24 @@ import { createSealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
 import { notFound, validationFailed } from '../lib/errors.ts';
 import { checkOutboundUrl, type Resolver } from '../lib/outbound-url.ts';
+import { CONTRACT_CALLS, healthOf, type HealthNote } from './booking-services.fns.ts';
 import type { BookingServices, PutBookingServicesBody } from './booking-services.schemas.ts';
-import { findConnection, saveConnection } from './booking-services.repository.ts';
+import { findConnection, recordCheck, saveConnection } from './booking-services.repository.ts';
 import { RmsError, type RmsClient, type RmsClients, type RmsEndpoint } from './rms-client.ts';
 
 // DESIGN 8.1: connecting an RMS partner's booking services. The URL must pass the outbound-URL
 // guard (https; a public address unless ALLOW_PRIVATE_TARGETS) and answer GET /healthcheck with 200
 // to the given key before anything is saved. The key is sealed (db/sealing-key.ts), never answered.
+// Every later call through `client()` keeps `lastHealthCheck` true (booking-services.fns.ts says
+// what a call's outcome means): a failure is recorded, and so is the first success after one.
+
+/**
+ * How long a process trusts what it last recorded for a partner: within it, the same news is not
+ * written again (one write a minute at most during an outage, none while all is well); past it, a
+ * success checks the record once more, so a failure another process recorded does not outlive the
+ * outage by more than this.
+ */
+const HEALTH_NOTE_MS = 60_000;
 
 /** Where the key sealing booking-services keys is kept when SECRETS_KEY is unset (db/sealing-key.ts). */
 const SEALING_KEY_SETTING = 'rms.sealing_key';
@@ -30,6 +41,51 @@ export interface BookingServicesDeps {
 export function createBookingServicesService(deps: BookingServicesDeps) {
   const { db, clock, clients } = deps;
   const sealer = createSealer({ db, clock, secretsKey: deps.secretsKey, setting: SEALING_KEY_SETTING });
+  const noted = new Map<string, { ok: boolean; atMs: number }>();
+  const watchedClients = new WeakMap<RmsClient, RmsClient>();
+
+  /** Records what a call found, unless this process recorded the same news less than a minute ago. */
+  async function note(partnerId: string, health: HealthNote): Promise<void> {
+    const at = clock.now();
+    const last = noted.get(partnerId);
+    if (last && last.ok === health.ok && at.getTime() - last.atMs < HEALTH_NOTE_MS) return;
+    noted.set(partnerId, { ok: health.ok, atMs: at.getTime() });
+    try {
+      // Never a transaction: the call is over, this is one statement on its own.
+      await recordCheck(db.kysely, partnerId, { at, ok: health.ok, message: health.message }, health.ok);
+    } catch (err) {
+      deps.log.warn({ err, partnerId }, 'could not record the booking services health');
+    }
+  }
+
+  /** The client, each contract call of it noting what it found (the same client is wrapped once). */
+  function watched(partnerId: string, client: RmsClient): RmsClient {
+    let proxy = watchedClients.get(client);
+    if (proxy) return proxy;
+    const seen = async (call: string, err: unknown) => {
+      const health = err === null ? healthOf(call, null) : err instanceof RmsError ? healthOf(call, err) : null;
+      if (health) await note(partnerId, health);
+    };
+    proxy = new Proxy(client, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof prop !== 'string' || !(prop in CONTRACT_CALLS) || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          let result: unknown;
+          try {
+            result = await value.apply(target, args);
+          } catch (err) {
+            await seen(prop, err);
+            throw err;
+          }
+          await seen(prop, null);
+          return result;
+        };
+      },
+    });
+    watchedClients.set(client, proxy);
+    return proxy;
+  }
 
   async function view(partnerId: string): Promise<BookingServices> {
     const row = await findConnection(db.kysely, partnerId);
@@ -62,6 +118,7 @@ export function createBookingServicesService(deps: BookingServicesDeps) {
         partner_id: partnerId, base_url: baseUrl, api_key_sealed: sealed,
         last_check_at: now, last_check_ok: true, last_check_message: 'GET /healthcheck answered 200',
       }, now);
+      noted.set(partnerId, { ok: true, atMs: now.getTime() });
       return view(partnerId);
     },
 
@@ -80,10 +137,10 @@ export function createBookingServicesService(deps: BookingServicesDeps) {
       return { baseUrl: row.base_url, apiKey };
     },
 
-    /** The client of the partner's RMS, or null when it has not connected one. */
+    /** The client of the partner's RMS, or null when it has not connected one; its calls keep `lastHealthCheck` true. */
     async client(partnerId: string): Promise<RmsClient | null> {
       const endpoint = await this.endpoint(partnerId);
-      return endpoint ? clients.for(partnerId, endpoint) : null;
+      return endpoint ? watched(partnerId, clients.for(partnerId, endpoint)) : null;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
-import { rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
+import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
 import {
   readAck, readAvailability, readBooking, readRefusal, readSearch, ShapeError,
@@ -104,7 +104,7 @@ export class RmsClient {
     const timeoutMs = o.timeoutMs ?? this.opts.timeoutMs;
     const signal = AbortSignal.timeout(timeoutMs);
     let res: Dispatcher.ResponseData;
-    let text: string;
+    let text: string | null;
     try {
       // The race keeps the whole-call limit whole while a TLS handshake stalls (rejectOnAbort).
       const pending = request(url, {
@@ -120,10 +120,12 @@ export class RmsClient {
         signal,
       });
       res = await Promise.race([pending, rejectOnAbort(signal)]);
-      text = await Promise.race([res.body.text(), rejectOnAbort(signal)]);
+      // Never more than 8 MiB of an answer (DESIGN 8.8e): the RMS is untrusted and the process shared.
+      text = await Promise.race([readWithin(res, MAX_PARTNER_ANSWER_BYTES), rejectOnAbort(signal)]);
     } catch (err) {
       throw transportError(err, what, timeoutMs);
     }
+    if (text === null) throw new RmsError('bad_answer', `${what}: the RMS answered ${res.statusCode} with a body over ${MAX_PARTNER_ANSWER_BYTES} bytes; not read`, res.statusCode);
     let body: unknown;
     try {
       body = text.trim() === '' ? undefined : JSON.parse(text);

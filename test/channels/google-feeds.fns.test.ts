@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildFeedSet, validateFeedSet, type VenueRecords } from '../../src/channels/google-feeds.fns.ts';
+import {
+  availabilityDocument, availabilityFrame, availabilityOf, buildFeedSet, feedMetadata, recordsText, validateFeedSet, type VenueRecords,
+} from '../../src/channels/google-feeds.fns.ts';
 
 // Building and checking Google feed sets (DESIGN 8.4c) without a database.
 
@@ -48,5 +50,24 @@ describe('feed sets', () => {
     expect(meta.map((r) => r.id)).toContain('FEED-METADATA');
     const far = failing((s) => { s[2]!.document.service_availability[0].availability[0].start_sec = T0 + 60 * 86_400; return s; });
     expect(far.map((r) => r.id)).toEqual(['FEED-HORIZON']);
+  });
+});
+
+describe('[BKG-45] the availability feed written in pieces', () => {
+  it('head, the batches of records and tail are exactly JSON.stringify of the whole document, however the records are batched (empty batches included)', () => {
+    const metadata = feedMetadata('n-1', T0, 0, 1);
+    const records = input.flatMap((v) => availabilityOf(v, T0, T0 + 30 * 86_400));
+    const { head, tail } = availabilityFrame(metadata);
+    for (const size of [1, 3, 7, records.length]) {
+      const batches = [[], ...Array.from({ length: Math.ceil(records.length / size) }, (_, i) => records.slice(i * size, (i + 1) * size)), []];
+      let first = true;
+      let text = head;
+      for (const batch of batches) {
+        text += recordsText(batch, first);
+        if (batch.length > 0) first = false;
+      }
+      expect(text + tail, `batches of ${size}`).toBe(JSON.stringify(availabilityDocument(metadata, records)));
+    }
+    expect(head + tail).toBe(JSON.stringify(availabilityDocument(metadata, [])));
   });
 });

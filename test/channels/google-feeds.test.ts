@@ -2,8 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createFeedsService } from '../../src/channels/google-feeds.service.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { newVenue } from '../content/builders.ts';
 import { jsonOf, runCli } from '../helpers/cli.ts';
 import { describeEachStore } from '../helpers/db.ts';
 import { startChannelWorld, type ChannelWorld, type TestChannel } from './world.ts';
@@ -16,10 +19,12 @@ const NOW = '2025-06-10T09:00:00Z';
 describeEachStore('channel feeds', (store) => {
   let w: ChannelWorld;
   let g: TestChannel;
+  let third: string;
   beforeAll(async () => {
     w = await startChannelWorld({ app: { store, clock: new ManualClock(NOW) } });
     await w.sim.control.setClock({ set: NOW, frozen: true });
     g = await w.channel('google-v3', { name: 'Reserve with Google' });
+    third = (await newVenue(w.app, w.key, { externalId: 'rms-venue-3', name: 'Quay Kitchen', countryCode: 'GB', city: 'London', currency: 'GBP', timezone: 'Europe/London', company: w.companyId })).id;
     const pushed = await w.sim.control.pushFeed({ days: 31, startDate: '2025-06-10', shardSize: 2000 });
     expect(pushed.shards.every((s) => s.status === 202)).toBe(true);
   });
@@ -69,5 +74,49 @@ describeEachStore('channel feeds', (store) => {
     expect(unauth.status).toBe(401);
     expect(unauth.headers['www-authenticate']).toMatch(/^Basic/);
     expect((await w.app.http.get(`/v1/feeds/${g.id}/bookings`, { headers: { authorization: g.auth } })).status).toBe(400);
+  });
+
+  it('[BKG-45] [CHN-20] GET /v1/feeds/{channelId}/availability is streamed (chunked, no Content-Length), byte for byte the feed the export writes (its nonce aside)', async () => {
+    const feeds = w.app.service.app.services.channelFeeds;
+    const three = await w.channel('google-v3', { link: [w.venueId, w.otherVenueId, third] });
+    const res = await w.app.http.get(`/v1/feeds/${three.id}/availability`, { headers: { authorization: three.auth } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['content-length']).toBeUndefined();
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-feeds-'));
+    const exported = await feeds.export(three.id, dir, 1_000_000);
+    const file = await readFile(join(dir, 'availability-00000-of-00001.json'), 'utf8');
+    expect(res.body.service_availability[0].availability.length).toBe(exported.records);
+    expect(new Set(res.body.service_availability[0].availability.map((r: any) => r.merchant_id))).toEqual(new Set([w.venueId, w.otherVenueId, third]));
+    expect(res.text).toBe(file.replace(exported.nonce, res.body.metadata.nonce));
+    // The catalogue feeds keep their bytes too.
+    for (const kind of ['merchants', 'services']) {
+      const served = await w.app.http.get(`/v1/feeds/${three.id}/${kind}`, { headers: { authorization: three.auth } });
+      const written = await readFile(join(dir, `${kind}-00000-of-00001.json`), 'utf8');
+      expect(served.text, kind).toBe(written.replace(exported.nonce, served.body.metadata.nonce));
+    }
+  });
+
+  it('[BKG-45] the availability feed is built as it is read: one venue\'s snapshot at a time, the later venues only once the reader has taken the first bytes', async () => {
+    const s = w.app.service.app.services;
+    const reads: string[] = [];
+    // The real snapshot reader, with a note of each venue it is asked for.
+    const feeds = createFeedsService({
+      db: w.app.db, clock: w.app.clock,
+      feed: { snapshotVenue: (partnerId, rmsVenueId, from, to) => { reads.push(rmsVenueId); return s.feed.snapshotVenue(partnerId, rmsVenueId, from, to); } },
+    });
+    const three = await w.channel('google-v3', { link: [w.venueId, w.otherVenueId, third] });
+    const identity = { id: three.id, name: three.name, protocol: 'google-v3' as const };
+    const stream = (await feeds.latest(identity, three.id, 'availability')) as unknown as Readable;
+    expect(reads.length).toBeLessThan(3);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) {
+      chunks.push(Buffer.from(chunk));
+      if (chunks.length === 1) expect(reads.length, 'venues read when the first bytes were taken').toBeLessThan(3);
+    }
+    expect(reads.sort()).toEqual(['rms-venue-1', 'rms-venue-2', 'rms-venue-3']);
+    const doc = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    expect(doc.service_availability[0].availability.length).toBeGreaterThan(1000);
   });
 });

@@ -74,6 +74,42 @@ describeEachStore('the outbox', (store) => {
     }
   });
 
+  it('[WHK-03] one sequence per entity: an order\'s pos_order.* and order.* events share one counter, a venue\'s venue.* and pos_connection.* another', async () => {
+    const { partnerId, venueId } = await partnerAndVenue(db);
+    const orderId = uuidv7();
+    const emitOne = (type: string, entityId: string) => db.kysely.transaction().execute((tx) => emit(tx, { partnerId, venueId }, { type, entityId, data: {} }, T0));
+    for (const type of ['pos_order.opened', 'pos_order.unknown_skus', 'order.closed']) await emitOne(type, orderId);
+    for (const type of ['venue.onboarded', 'pos_connection.suspended', 'pos_connection.resumed']) await emitOne(type, venueId);
+    const sequences = async (entityId: string) => (await sql<{ type: string; sequence: number }>`
+      SELECT type, sequence FROM outbox WHERE entity_id = ${entityId} ORDER BY sequence`.execute(db.kysely)).rows;
+    expect(await sequences(orderId)).toEqual([
+      { type: 'pos_order.opened', sequence: 1 }, { type: 'pos_order.unknown_skus', sequence: 2 }, { type: 'order.closed', sequence: 3 },
+    ]);
+    expect(await sequences(venueId)).toEqual([
+      { type: 'venue.onboarded', sequence: 1 }, { type: 'pos_connection.suspended', sequence: 2 }, { type: 'pos_connection.resumed', sequence: 3 },
+    ]);
+  });
+
+  it('[WHK-03] counters the previous release kept per type prefix go on: the next event of the entity is numbered above all of them', async () => {
+    const { partnerId, venueId } = await partnerAndVenue(db);
+    const orderId = uuidv7();
+    const closedFirst = uuidv7();
+    // What the previous release left: an order numbered apart under pos_order and order, a venue under venue and pos_connection.
+    await sql`INSERT INTO outbox_sequences (entity_kind, entity_id, last) VALUES
+      ('pos_order', ${orderId}, 2), ('order', ${orderId}, 1),
+      ('order', ${closedFirst}, 4), ('pos_order', ${closedFirst}, 1),
+      ('venue', ${venueId}, 1), ('pos_connection', ${venueId}, 5)`.execute(db.kysely);
+    const next = async (type: string, entityId: string) => {
+      const id = await db.kysely.transaction().execute((tx) => emit(tx, { partnerId, venueId }, { type, entityId, data: {} }, T0));
+      return (await sql<{ sequence: number }>`SELECT sequence FROM outbox WHERE id = ${id}`.execute(db.kysely)).rows[0]!.sequence;
+    };
+    expect(await next('order.closed', orderId)).toBe(3);
+    expect(await next('pos_order.failed', orderId)).toBe(4);
+    expect(await next('pos_order.opened', closedFirst)).toBe(5);
+    expect(await next('venue.onboarded', venueId)).toBe(6);
+    expect(await next('pos_connection.resumed', venueId)).toBe(7);
+  });
+
   it('an event emitted in a transaction that rolls back does not exist', async () => {
     const { venueId } = await partnerAndVenue(db);
     const entityId = uuidv7();

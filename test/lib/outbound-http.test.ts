@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { errors, request } from 'undici';
 import { describe, expect, test } from 'vitest';
-import { rejectOnAbort, transportFailure } from '../../src/lib/outbound-http.ts';
+import { Readable } from 'node:stream';
+import { readWithin, rejectOnAbort, transportFailure } from '../../src/lib/outbound-http.ts';
 
 // The transport half of the POS and RMS clients and the webhook sender: the whole-call limit race,
 // and what an error of undici (or of the call's own signal) means.
@@ -57,5 +58,43 @@ describe('transportFailure', () => {
     const failure = transportFailure(err);
     expect(failure).toMatchObject({ kind: 'unreachable', code: 'ECONNREFUSED' });
     expect(failure.kind === 'unreachable' && failure.reason).toMatch(/^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:/);
+  });
+});
+
+describe('[BKG-45] readWithin', () => {
+  /** A body of `chunks` chunks of `size` bytes, counting how many were produced. */
+  function body(chunks: number, size: number) {
+    const made = { count: 0 };
+    const stream = new Readable({
+      highWaterMark: size,
+      read() {
+        if (made.count === chunks) return this.push(null);
+        made.count += 1;
+        this.push(Buffer.alloc(size, 0x61));
+      },
+    });
+    return { stream, made };
+  }
+
+  test('an answer within the cap is read whole, as UTF-8 text (exactly the cap included)', async () => {
+    const { stream } = body(4, 256);
+    expect(await readWithin({ headers: {}, body: stream }, 1024)).toBe('a'.repeat(1024));
+    expect(await readWithin({ headers: { 'content-length': '2' }, body: Readable.from([Buffer.from('é')]) }, 2)).toBe('é');
+  });
+
+  test('a Content-Length over the cap is refused before a byte is read, and the body destroyed', async () => {
+    const { stream, made } = body(1000, 1024);
+    expect(await readWithin({ headers: { 'content-length': String(1000 * 1024) }, body: stream }, 4096)).toBeNull();
+    expect(made.count).toBe(0);
+    expect(stream.destroyed).toBe(true);
+  });
+
+  test('without a Content-Length (or with a lying one) the bytes are counted, and reading stops at the cap', async () => {
+    for (const headers of [{}, { 'content-length': '10' }]) {
+      const { stream, made } = body(1000, 1024);
+      expect(await readWithin({ headers, body: stream }, 4096)).toBeNull();
+      expect(made.count).toBeLessThan(10);
+      expect(stream.destroyed).toBe(true);
+    }
   });
 });

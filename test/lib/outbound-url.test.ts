@@ -16,6 +16,54 @@ describe('[BKG-03] which addresses a partner-given URL may reach', () => {
     expect(isNonPublicAddress(address)).toBe(true);
   });
 
+  // IPv6 forms that carry an IPv4 address: the IPv4 address decides. 64:ff9b:1::/48 (local-use NAT64,
+  // RFC 8215) is not globally reachable whatever it embeds.
+  test.each([
+    ['IPv4-compatible ::/96, loopback', '::127.0.0.1'],
+    ['IPv4-compatible ::/96, loopback (hex)', '::7f00:1'],
+    ['IPv4-compatible ::/96, private', '::10.0.0.1'],
+    ['IPv4-compatible ::/96, metadata', '::a9fe:a9fe'],
+    ['6to4 2002::/16, loopback', '2002:7f00:1::'],
+    ['6to4 2002::/16, private', '2002:a00:1::1'],
+    ['6to4 2002::/16, metadata', '2002:a9fe:a9fe::1'],
+    ['6to4 2002::/16, private 192.168', '2002:c0a8:101:0:0:0:0:1'],
+    ['local-use NAT64 64:ff9b:1::/48, private', '64:ff9b:1::a00:1'],
+    ['local-use NAT64 64:ff9b:1::/48, /48 embedding of loopback', '64:ff9b:1:7f00:0:100::'],
+    ['local-use NAT64 64:ff9b:1::/48, even a public address', '64:ff9b:1::5db8:d822'],
+    ['NAT64 64:ff9b::/96, loopback', '64:ff9b::7f00:1'],
+    ['NAT64 64:ff9b::/96, metadata', '64:ff9b::169.254.169.254'],
+    ['NAT64 64:ff9b::/96, private (expanded)', '0064:ff9b:0000:0000:0000:0000:0a00:0001'],
+    ['IPv4-mapped ::ffff:0:0/96, private', '::ffff:10.0.0.1'],
+    ['IPv4-mapped ::ffff:0:0/96, link-local (expanded)', '0:0:0:0:0:ffff:a9fe:1'],
+    ['IPv4-translated ::ffff:0:0:0/96, loopback', '::ffff:0:7f00:1'],
+    ['Teredo 2001::/32, a private server', '2001:0:a00:1:0:0:a247:27dd'],
+    ['Teredo 2001::/32, a loopback client (inverted bits)', '2001:0:5db8:d822:0:0:80ff:fffe'],
+    ['Teredo 2001::/32, a metadata client (inverted bits)', '2001:0:5db8:d822:8000:1234:5601:5601'],
+    ['a zone id does not hide a link-local address', 'fe80::1%eth0'],
+  ])('[BKG-03] %s (%s) is not public', (_what, address) => {
+    expect(isNonPublicAddress(address)).toBe(true);
+  });
+
+  test.each([
+    ['6to4 of a public address', '2002:5db8:d822::1'],
+    ['NAT64 of a public address', '64:ff9b::5db8:d822'],
+    ['NAT64 of a public address (dotted)', '64:ff9b::93.184.216.34'],
+    ['IPv4-compatible form of a public address', '::8.8.8.8'],
+    ['Teredo with a public server and client', '2001:0:5db8:d822:0:0:a247:27dd'],
+    ['an ordinary global address in 2001::/16 outside Teredo', '2001:4860:4860::8888'],
+  ])('[BKG-03] %s (%s) is public', (_what, address) => {
+    expect(isNonPublicAddress(address)).toBe(false);
+  });
+
+  test.each(['https://[2002:7f00:1::]/', 'https://[::127.0.0.1]:8443/', 'https://[64:ff9b::a9fe:a9fe]/latest/meta-data', 'https://[64:ff9b:1::a00:1]/'])(
+    '[BKG-03] %s (an IPv6 literal embedding a non-public IPv4) is refused, and allowed with ALLOW_PRIVATE_TARGETS=1',
+    async (url) => {
+      const refused = await checkOutboundUrl(url, { allowPrivate: false });
+      expect(refused).toMatchObject({ ok: false, problem: expect.stringContaining('loopback, private, link-local or metadata') });
+      expect((await checkOutboundUrl(url, { allowPrivate: true })).ok).toBe(true);
+    },
+  );
+
   test.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:8.8.8.8'])(
     '%s is public',
     (address) => {

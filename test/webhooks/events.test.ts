@@ -104,12 +104,12 @@ describeEachStore('catalogue events from the real flows', (store) => {
     expect(failed.data).toMatchObject({ paymentId: paid.body.paymentId, status: 'failed', failureCode: 'pos_overpaid', venueId: deferred.venueId });
   });
 
-  it('a suspended POS connection emits pos_connection.suspended, and resumed when it comes back', async () => {
+  it('[WHK-03] a suspended POS connection emits pos_connection.suspended, and resumed when it comes back, numbered after the venue\'s venue.onboarded (one sequence per venue)', async () => {
     await w.app.service.app.services.connections.suspend(venue.venueId);
     const suspended = await received('pos_connection.suspended', (d) => d.venueId === venue.venueId);
-    expect(suspended.data).toMatchObject({ venueId: venue.venueId, status: 'suspended', reason: 'operator', sequence: 1 });
+    expect(suspended.data).toMatchObject({ venueId: venue.venueId, status: 'suspended', reason: 'operator', entityId: venue.venueId, sequence: 2 });
     await w.app.service.app.services.connections.resume(venue.venueId);
     const resumed = await received('pos_connection.resumed', (d) => d.venueId === venue.venueId);
-    expect(resumed.data).toMatchObject({ venueId: venue.venueId, status: 'active', reason: null, sequence: 2 });
+    expect(resumed.data).toMatchObject({ venueId: venue.venueId, status: 'active', reason: null, entityId: venue.venueId, sequence: 3 });
   });
 });
