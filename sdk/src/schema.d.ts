@@ -767,7 +767,7 @@ export interface paths {
         };
         /**
          * Your booking-services connection (never the key)
-         * @description RMS partner API key. The saved base URL and the last healthcheck. 404 until PUT /v1/rms/booking-services has connected them.
+         * @description RMS partner API key. The saved base URL and the last healthcheck: the one before saving, then what Tableside's calls found (a call that could not reach you, timed out, got a 5xx or had its key refused records ok false; the next call you answered, ok true). 404 until PUT /v1/rms/booking-services has connected them.
          */
         get: operations["getBookingServices"];
         /**
@@ -10258,7 +10258,7 @@ export interface operations {
                              */
                             at: string;
                             ok: boolean;
-                            /** @description what the last healthcheck found */
+                            /** @description what the last healthcheck or call found */
                             message: string;
                         } | null;
                     };
@@ -10407,7 +10407,7 @@ export interface operations {
                              */
                             at: string;
                             ok: boolean;
-                            /** @description what the last healthcheck found */
+                            /** @description what the last healthcheck or call found */
                             message: string;
                         } | null;
                     };
