@@ -156,7 +156,7 @@ function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) 
   const bookingServices = createBookingServicesService({
     db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
   });
-  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
+  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs, secretsKey: config.secretsKey });
   const notices = createNoticesService({ db, clock, log, bookings });
   const feed = createFeedService({ db, clock, log });
   const availability = createAvailabilityService({ db, bookingServices, feed });
