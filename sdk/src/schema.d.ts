@@ -767,7 +767,7 @@ export interface paths {
         };
         /**
          * Your booking-services connection (never the key)
-         * @description RMS partner API key. The saved base URL and the last healthcheck. 404 until PUT /v1/rms/booking-services has connected them.
+         * @description RMS partner API key. The saved base URL and the last healthcheck: the one before saving, then what Tableside's calls found (a call that could not reach you, timed out, got a 5xx or had its key refused records ok false; the next call you answered, ok true). 404 until PUT /v1/rms/booking-services has connected them.
          */
         get: operations["getBookingServices"];
         /**
@@ -8403,7 +8403,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url: string;
                     /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events: string[];
@@ -8727,7 +8727,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url?: string;
                     /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events?: string[];
@@ -10258,7 +10258,7 @@ export interface operations {
                              */
                             at: string;
                             ok: boolean;
-                            /** @description what the last healthcheck found */
+                            /** @description what the last healthcheck or call found */
                             message: string;
                         } | null;
                     };
@@ -10407,7 +10407,7 @@ export interface operations {
                              */
                             at: string;
                             ok: boolean;
-                            /** @description what the last healthcheck found */
+                            /** @description what the last healthcheck or call found */
                             message: string;
                         } | null;
                     };
