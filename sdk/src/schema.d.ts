@@ -6940,10 +6940,7 @@ export interface operations {
                     /** @description a code from GET /v1/pat/pos-types */
                     posType: string;
                     phoneNumber?: string;
-                    /**
-                     * Format: email
-                     * @description venue contact e-mail
-                     */
+                    /** @description venue contact e-mail */
                     email?: string;
                 };
             };
@@ -11330,7 +11327,6 @@ export interface operations {
                     contact: {
                         firstName: string;
                         lastName: string;
-                        /** Format: email */
                         email: string;
                         phone: string;
                         locale?: string;
@@ -11379,7 +11375,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -11600,7 +11595,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -11791,7 +11785,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -12026,7 +12019,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
