@@ -169,8 +169,8 @@ function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) 
 function buildWebhooks({ config, db, clock, log }: ServiceDeps) {
   const sealer = createSealer({ db, clock, secretsKey: config.secretsKey, setting: SIGNING_SECRETS_KEY_SETTING });
   const allowPrivateTargets = config.allowPrivateTargets;
-  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
-  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
+  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets, sandbox: config.sandbox });
+  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets, sandbox: config.sandbox });
   return { webhookDelivery, webhookEndpoints };
 }
 
