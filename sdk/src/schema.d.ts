@@ -6940,10 +6940,7 @@ export interface operations {
                     /** @description a code from GET /v1/pat/pos-types */
                     posType: string;
                     phoneNumber?: string;
-                    /**
-                     * Format: email
-                     * @description venue contact e-mail
-                     */
+                    /** @description venue contact e-mail */
                     email?: string;
                 };
             };
@@ -8403,7 +8400,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url: string;
                     /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events: string[];
@@ -8727,7 +8724,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url?: string;
                     /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events?: string[];
@@ -11330,7 +11327,6 @@ export interface operations {
                     contact: {
                         firstName: string;
                         lastName: string;
-                        /** Format: email */
                         email: string;
                         phone: string;
                         locale?: string;
@@ -11379,7 +11375,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -11614,7 +11609,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -11805,7 +11799,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -12040,7 +12033,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
