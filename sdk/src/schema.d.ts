@@ -7180,10 +7180,7 @@ export interface operations {
                     /** @description a code from GET /v1/pat/pos-types */
                     posType: string;
                     phoneNumber?: string;
-                    /**
-                     * Format: email
-                     * @description venue contact e-mail
-                     */
+                    /** @description venue contact e-mail */
                     email?: string;
                 };
             };
@@ -11570,7 +11567,6 @@ export interface operations {
                     contact: {
                         firstName: string;
                         lastName: string;
-                        /** Format: email */
                         email: string;
                         phone: string;
                         locale?: string;
@@ -11619,7 +11615,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -11840,7 +11835,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -12031,7 +12025,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -12266,7 +12259,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;

@@ -48,6 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   fastify.addHook('onClose', async () => posClients.close());
   fastify.addHook('onClose', async () => rmsClients.close());
+  fastify.addHook('onClose', async () => services.googleRtu.close());
   await mountRoutes(fastify, services, { posTypes, limiter });
   return { fastify, services, jobs };
 }

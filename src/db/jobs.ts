@@ -33,7 +33,7 @@ export interface JobContext {
    * This run's claim on the job, for a handler that removes the job in its own statement (one round
    * trip instead of two): `endClaimedJobCte(…, fence, …)`, then `finished()` if that removed it.
    */
-  readonly fence: { jobId: string; lockedBy: string; attempts: number };
+  readonly fence: { jobId: string; lockedBy: string; claim: number };
   /** The handler's own statement removed the job (fenced): the runner does not remove it again. */
   finished(): void;
   /**
@@ -123,7 +123,7 @@ export function endClaimedJobCte(name: string, fence: JobContext['fence'], when:
 
 /** The fence of every statement that ends a claimed job: still this claim's (not taken over since). */
 function claimed(fence: JobContext['fence']): RawBuilder<unknown> {
-  return sql`id = ${fence.jobId} AND locked_by = ${fence.lockedBy} AND attempts = ${fence.attempts}`;
+  return sql`id = ${fence.jobId} AND locked_by = ${fence.lockedBy} AND claims = ${fence.claim}`;
 }
 
 interface JobRow {
@@ -133,6 +133,8 @@ interface JobRow {
   payload: Record<string, unknown>;
   run_at: Date;
   attempts: number;
+  /** The claim counter: bumped by every claim, never reset (the fence of the run that holds it). */
+  claims: number;
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -261,7 +263,8 @@ export class JobRunner {
     // Due by the service's clock (tests drive it), leased by the database's: the lease is what keeps
     // two processes off one job, and only one clock may decide it.
     const { rows } = await sql<JobRow>`
-      UPDATE jobs SET locked_by = ${this.workerId}, locked_until = now() + ${this.leaseOf()}, attempts = attempts + 1
+      UPDATE jobs SET locked_by = ${this.workerId}, locked_until = now() + ${this.leaseOf()}, attempts = attempts + 1,
+          claims = claims + 1
       WHERE id IN (
         SELECT id FROM jobs
         WHERE kind = ANY(${kinds}::text[]) AND run_at <= ${this.opts.clock.now()}
@@ -269,7 +272,7 @@ export class JobRunner {
         ORDER BY run_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, kind, dedupe_key, payload, run_at, attempts`.execute(this.opts.db.kysely);
+      RETURNING id, kind, dedupe_key, payload, run_at, attempts, claims::int AS claims`.execute(this.opts.db.kysely);
     return rows;
   }
 
@@ -293,7 +296,7 @@ export class JobRunner {
       attempts: row.attempts,
     };
     let finished = false;
-    const fence = { jobId: row.id, lockedBy: this.workerId, attempts: row.attempts };
+    const fence = { jobId: row.id, lockedBy: this.workerId, claim: row.claims };
     const leaseMs = definition.leaseMs ?? DEFAULT_LEASE_MS;
     const ctx: JobContext = {
       fence,
@@ -318,9 +321,9 @@ export class JobRunner {
       const result = await definition.run(job, ctx);
       if (finished) return;
       if (result && 'retryAt' in result) {
-        // `attempts` stays: it is half of the fence, and a stale run of an earlier claim must never
-        // match the next one.
-        await sql`UPDATE jobs SET run_at = ${result.retryAt}, locked_by = NULL, locked_until = NULL
+        // A run that ends well starts the failure count again (the backoff of its next failure);
+        // the fence is the claim counter, which a success does not reset.
+        await sql`UPDATE jobs SET run_at = ${result.retryAt}, locked_by = NULL, locked_until = NULL, attempts = 0
                   WHERE ${claimed(fence)}`.execute(this.opts.db.kysely);
       } else {
         await this.remove(this.opts.db.kysely, row).catch((err) => log.warn({ err }, 'job finished after its lease'));
@@ -338,7 +341,7 @@ export class JobRunner {
 
   /** Removes a finished job, fenced on this process's claim. */
   private async remove(ex: Executor, row: JobRow): Promise<void> {
-    const result = await sql`DELETE FROM jobs WHERE ${claimed({ jobId: row.id, lockedBy: this.workerId, attempts: row.attempts })}`.execute(ex);
+    const result = await sql`DELETE FROM jobs WHERE ${claimed({ jobId: row.id, lockedBy: this.workerId, claim: row.claims })}`.execute(ex);
     if (Number(result.numAffectedRows ?? 0) !== 1) {
       throw new Error(`job ${row.id} was taken over by another process`);
     }

@@ -120,8 +120,8 @@ describeEachStore('durable jobs', (kind) => {
     const runner = new JobRunner({ db, clock, log: createLogger('warn', logged) }).register<{ steal?: boolean }>('own', {
       run: async (job, ctx) => {
         if (job.payload.steal) await sql`UPDATE jobs SET locked_by = 'someone-else' WHERE id = ${job.id}`.execute(db.kysely);
-        const { jobId, lockedBy, attempts } = ctx.fence;
-        const r = await sql`DELETE FROM jobs WHERE id = ${jobId} AND locked_by = ${lockedBy} AND attempts = ${attempts}`.execute(db.kysely);
+        const { jobId, lockedBy, claim } = ctx.fence;
+        const r = await sql`DELETE FROM jobs WHERE id = ${jobId} AND locked_by = ${lockedBy} AND claims = ${claim}`.execute(db.kysely);
         const gone = Number(r.numAffectedRows) === 1;
         ended.push(gone);
         if (gone) ctx.finished();
@@ -290,12 +290,37 @@ describeEachStore('durable jobs: claims are fenced and leased on the database cl
     release();
     await Promise.all([stale, fresh]);
     expect(renewed).toBe(false);
-    const { rows } = await sql<{ run_at: Date; last_error: string | null; attempts: number }>`SELECT run_at, last_error, attempts FROM jobs`.execute(db.kysely);
+    const { rows } = await sql<{ run_at: Date; last_error: string | null; attempts: number; claims: number }>`
+      SELECT run_at, last_error, attempts, claims::int AS claims FROM jobs`.execute(db.kysely);
     expect(rows).toHaveLength(1);
     // The fresh run's retryAt stands; the stale run's failure was not written over it.
     expect(rows[0].run_at.getTime()).toBe(clock.now().getTime() + 60_000);
     expect(rows[0].last_error).toBeNull();
-    expect(rows[0].attempts).toBe(2);
+    expect(rows[0].attempts).toBe(0); // a success starts the failure count again
+    expect(rows[0].claims).toBe(2);
+  });
+
+  it('[BKG-38] a periodic job that succeeds starts its failure count again: its next failure backs off 1 s, not the long backoff of its claim count', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock('2026-03-01T12:00:00Z');
+    let fail = false;
+    const runner = new JobRunner({ db, clock, log }).register('tick', {
+      run: async () => {
+        if (fail) throw new Error('down');
+        return { retryAt: new Date(clock.now().getTime() + 1000) };
+      },
+    });
+    await scheduleJob(db.kysely, { kind: 'tick', runAt: clock.now() }, clock.now());
+    for (let i = 0; i < 10; i++) {
+      expect(await runner.runDue()).toBe(1);
+      clock.advance(1000);
+    }
+    fail = true;
+    expect(await runner.runDue()).toBe(1);
+    const { rows } = await sql<{ run_at: Date; attempts: number; claims: number }>`
+      SELECT run_at, attempts, claims::int AS claims FROM jobs`.execute(db.kysely);
+    expect(rows[0]).toMatchObject({ attempts: 1, claims: 11 });
+    expect(rows[0].run_at.getTime()).toBe(clock.now().getTime() + 1000);
   });
 });
 
