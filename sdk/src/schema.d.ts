@@ -12795,25 +12795,28 @@ export interface operations {
                     slot: {
                         /** @description the content venue's id */
                         merchant_id: string;
-                        /** @description must be "dining" (400 otherwise) */
-                        service_id?: string;
+                        /**
+                         * @description the only service a venue has
+                         * @enum {string}
+                         */
+                        service_id?: "dining";
                         /** @description the slot start, Unix seconds; int64: a decimal string or a number, 0 to 99999999999 */
                         start_sec: string | number;
                         /** @description the slot length in seconds, echoed; int64: a decimal string or a number, 0 to 99999999999 */
                         duration_sec?: string | number;
                         availability_tag?: string;
-                        resources?: {
+                        resources: {
                             staff_id?: string;
                             room_id?: string;
                             /** Format: int32 */
-                            party_size?: number;
+                            party_size: number;
                         };
                         confirmation_mode?: string;
                     };
                     user_information: {
                         user_id: string;
-                        given_name?: string;
-                        family_name?: string;
+                        given_name: string;
+                        family_name: string;
                         telephone?: string;
                         email?: string;
                         language_code?: string;
@@ -13054,8 +13057,11 @@ export interface operations {
                         slot?: {
                             /** @description the content venue's id */
                             merchant_id?: string;
-                            /** @description must be "dining" (400 otherwise) */
-                            service_id?: string;
+                            /**
+                             * @description the only service a venue has
+                             * @enum {string}
+                             */
+                            service_id?: "dining";
                             /** @description the slot start, Unix seconds; int64: a decimal string or a number, 0 to 99999999999 */
                             start_sec?: string | number;
                             /** @description the slot length in seconds, echoed; int64: a decimal string or a number, 0 to 99999999999 */
