@@ -70,6 +70,7 @@ export type VenueInput = Type.Static<typeof VenueBody>;
 export const FailuresBody = Type.Object({
   mode: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('error5xx'), Type.Literal('hang'), Type.Literal('garbage')])),
   slowMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  lagMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
   force402: Type.Optional(Type.Union([...ERROR_CODES.map((c) => Type.Literal(c)), Type.Null()])),
   operations: Type.Optional(Type.Union([Type.Array(Type.Union(OPERATIONS.map((o) => Type.Literal(o))), { minItems: 1 }), Type.Null()])),
   /** How many affected requests before the knobs clear themselves; null or absent: until changed. */
@@ -79,6 +80,7 @@ export const FailuresBody = Type.Object({
 export interface FailuresInput {
   mode?: FailureKnobs['mode'];
   slowMs?: number;
+  lagMs?: number;
   force402?: RmsErrorCode | null;
   operations?: Operation[] | null;
   count?: number | null;
