@@ -25,6 +25,15 @@ const BATCH = 500;
 const ABANDONED_MS = 24 * 3600_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A feed that became the partner's snapshot (DESIGN 8.3b), as its listeners hear it. */
+export interface FeedCompletion { partnerId: string; nonce: string; at: Date }
+
+/**
+ * Hears each completed feed in the transaction that makes it the snapshot (Google's real-time
+ * updates, 8.7b), so what it writes exists exactly when the snapshot does. It writes rows and jobs only.
+ */
+export type FeedCompleteListener = (tx: Executor, done: FeedCompletion) => Promise<void>;
+
 export interface FeedDeps {
   db: Db;
   clock: Clock;
@@ -63,6 +72,7 @@ interface ShardReceipt {
 
 export function createFeedService(deps: FeedDeps) {
   const { db, clock, log } = deps;
+  const listeners: FeedCompleteListener[] = [];
 
   async function checkRecords(data: unknown[]): Promise<FeedRecord[] | FieldProblems> {
     const records: FeedRecord[] = [];
@@ -140,10 +150,16 @@ export function createFeedService(deps: FeedDeps) {
     const counts = await replaceSnapshot(tx, partnerId, shard.nonce, shard.feedDate, firstReceivedAt, now);
     const data = { nonce: shard.nonce, date: shard.feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
     await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: shard.nonce, data }, now);
+    for (const listener of listeners) await listener(tx, { partnerId, nonce: shard.nonce, at: now });
     return { status: 'complete', received, counts };
   }
 
   return {
+    /** Registers a listener of every completed feed (the composition root wires Google's). */
+    onComplete(listener: FeedCompleteListener): void {
+      listeners.push(listener);
+    },
+
     async receive(partnerId: string, body: FeedBody): Promise<ShardReceipt> {
       const { nonce, total_shards: total } = body.metadata;
       const shard = await checkShard(body);
