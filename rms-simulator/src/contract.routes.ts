@@ -45,6 +45,8 @@ export async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<v
 }
 
 const entries = new WeakMap<FastifyRequest, RmsLoggedRequest>();
+/** Requests the 'act-then-hang' knob holds once they have acted. */
+const actThenHang = new WeakSet<FastifyRequest>();
 
 function operationOf(method: string, route: string): Operation {
   if (route === '/healthcheck') return 'healthcheck';
@@ -111,14 +113,30 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
       await reply.code(200).header('content-type', 'application/json').send('{"id": <html>Internal proxy error');
       return true;
     }
-    if (k.mode === 'hang') {
-      // Never answer; close() destroys the socket, so the simulator still shuts down.
-      deps.parked.add(request);
-      request.raw.on('close', () => deps.parked.delete(request));
-      await new Promise<never>(() => {});
+    if (k.mode === 'status') {
+      const status = k.status ?? 503;
+      if (status === 401) reply.header('www-authenticate', 'Bearer');
+      if (status === 429) reply.header('retry-after', '1');
+      await reply.code(status).send({ error: { code: `http_${status}`, message: `simulated RMS answer ${status} (failure knob status)` } });
+      return true;
     }
+    if (k.mode === 'hang') await park(request);
+    if (k.mode === 'act-then-hang') actThenHang.add(request);
     if (k.force402 !== null && isBusiness(entry.operation)) throw refused(k.force402, 'forced by the simulator (failure knob force402)');
     return false;
+  }
+
+  /** Never answer; close() destroys the socket, so the simulator still shuts down. */
+  async function park(request: FastifyRequest): Promise<never> {
+    deps.parked.add(request);
+    request.raw.on('close', () => deps.parked.delete(request));
+    return new Promise<never>(() => {});
+  }
+
+  /** After acting: the 'act-then-hang' knob loses the answer (the RMS did it; the caller never hears). */
+  async function answered<T>(request: FastifyRequest, answer: T): Promise<T> {
+    if (actThenHang.has(request)) await park(request);
+    return answer;
   }
 
   const view = (id: string) => distortBooking(bookings.view(id), store.broken);
@@ -148,7 +166,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
       throw badRequest('the Idempotency-Key header is required on POST /booking (1-255 characters)', { 'Idempotency-Key': ['required'] });
     }
     if (await knobs(request, reply)) return reply;
-    const answer = bookings.create(key, request.body);
+    const answer = await answered(request, bookings.create(key, request.body));
     if (answer.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(answer.statusCode).send(answer.body);
   });
@@ -162,7 +180,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     '/booking/:id', { schema: { params: BookingParams, body: UpdateBookingBody } },
     async (request, reply) => {
       if (await knobs(request, reply)) return reply;
-      return bookings.update(request.params.id, request.body);
+      return answered(request, bookings.update(request.params.id, request.body));
     },
   );
 
@@ -170,7 +188,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     '/booking/:id/cancel', { schema: { params: BookingParams, body: CancelBookingBody }, preValidation: emptyBodyIsEmptyObject },
     async (request, reply) => {
       if (await knobs(request, reply)) return reply;
-      const answer = bookings.cancel(request.params.id, request.body ?? {});
+      const answer = await answered(request, bookings.cancel(request.params.id, request.body ?? {}));
       return broken('cancelled-spelling') ? { ...answer, status: 'cancelled' } : answer;
     },
   );

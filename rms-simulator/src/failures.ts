@@ -9,6 +9,7 @@ import type { FailureKnobs, Operation } from './types.ts';
 export function knobsFromInput(input: FailuresInput): FailureKnobs | null {
   const knobs: FailureKnobs = {
     mode: input.mode ?? 'none',
+    status: input.mode === 'status' ? input.status ?? 503 : null,
     slowMs: input.slowMs ?? 0,
     force402: input.force402 ?? null,
     operations: input.operations ?? null,

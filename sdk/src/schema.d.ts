@@ -698,7 +698,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/rms/venues/{venueId}/pos-tables": {
+    "/v1/rms/venues/{externalId}/pos-tables": {
         parameters: {
             query?: never;
             header?: never;
@@ -707,7 +707,7 @@ export interface paths {
         };
         /**
          * The venue's POS tables, for your table matching
-         * @description RMS partner API key. {venueId} is your externalId of the venue; another partner's venue is a 403. The tables come from the POS (refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has no active POS connection.
+         * @description RMS partner API key. {externalId} is your externalId of the venue; another partner's venue is a 403. The tables come from the POS (refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has no active POS connection.
          */
         get: operations["listVenuePosTables"];
         put?: never;
@@ -718,7 +718,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/rms/venues/{venueId}/pos-connection": {
+    "/v1/rms/venues/{externalId}/pos-connection": {
         parameters: {
             query?: never;
             header?: never;
@@ -855,7 +855,7 @@ export interface paths {
         };
         /**
          * A venue's bookable slots for a date and party size (live from the reservation system, else its latest snapshot)
-         * @description Channel API key (a `tableside` channel). Asks the venue's reservation system (1 s), else answers its latest availability snapshot (`source`); slots starting sooner than the company's minAdvanceBooking are left out, deposits are decimals in the venue's currency. 403 when the venue is not linked to your channel; 402 `rms_not_connected` when its reservation system has not connected, `rms_unavailable` when it does not answer and no snapshot holds that date and party size, or its own refusal code (in error.details.code).
+         * @description Channel API key (a `tableside` channel). Asks the venue's reservation system (1 s), else answers its latest availability snapshot (`source`); slots starting sooner than the company's minAdvanceBooking are left out, deposits are decimals in the venue's currency (a venue without a currency cannot take a deposit: its slots that need one are left out). 403 when the venue is not linked to your channel; 402 `rms_not_connected` when its reservation system has not connected, `rms_unavailable` when it does not answer and no snapshot holds that date and party size, or its own refusal code (in error.details.code).
          */
         get: operations["bcAvailability"];
         put?: never;
@@ -877,7 +877,7 @@ export interface paths {
         put?: never;
         /**
          * Book a slot (Idempotency-Key required)
-         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is retried under it and cannot book twice). 403 when the venue is not linked to your channel.
+         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). A repeat of a key answers what the first request got even once the venue is unlinked. 403 when the venue is not linked to your channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).
          */
         post: operations["bcCreateBooking"];
         delete?: never;
@@ -920,7 +920,7 @@ export interface paths {
         get?: never;
         /**
          * Cancel a booking (a cancelled one answers 402 booking_already_cancelled)
-         * @description Channel API key (a `tableside` channel). A booking starting sooner than the company's minAdvanceBookingCancelling is 402 `outside_cancellation_window` and nothing reaches the reservation system. 403 for another channel's booking; 404 when unknown.
+         * @description Channel API key (a `tableside` channel). A booking starting sooner than the company's minAdvanceBookingCancelling is 402 `outside_cancellation_window` and nothing reaches the reservation system. A cancelled booking, or one another request is cancelling at the same time, is 402 `booking_already_cancelled` (one cancel succeeds, never two). 403 for another channel's booking; 404 when unknown.
          */
         put: operations["bcCancelBooking"];
         post?: never;
@@ -8640,7 +8640,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url: string;
                     /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events: string[];
@@ -8964,7 +8964,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url?: string;
                     /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events?: string[];
@@ -9897,7 +9897,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the venue's externalId (your own id of it) */
-                venueId: string;
+                externalId: string;
             };
             cookie?: never;
         };
@@ -10038,7 +10038,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the venue's externalId (your own id of it) */
-                venueId: string;
+                externalId: string;
             };
             cookie?: never;
         };
@@ -11728,6 +11728,20 @@ export interface operations {
             };
             /** @description Unsupported Content-Type. */
             415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unprocessable. */
+            422: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

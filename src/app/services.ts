@@ -159,7 +159,7 @@ function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) 
   const bookingServices = createBookingServicesService({
     db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
   });
-  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
+  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs, secretsKey: config.secretsKey });
   const notices = createNoticesService({ db, clock, log, bookings });
   const feed = createFeedService({ db, clock, log });
   const availability = createAvailabilityService({ db, bookingServices, feed });
@@ -170,8 +170,8 @@ function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) 
 function buildWebhooks({ config, db, clock, log }: ServiceDeps) {
   const sealer = createSealer({ db, clock, secretsKey: config.secretsKey, setting: SIGNING_SECRETS_KEY_SETTING });
   const allowPrivateTargets = config.allowPrivateTargets;
-  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
-  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
+  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets, sandbox: config.sandbox });
+  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets, sandbox: config.sandbox });
   return { webhookDelivery, webhookEndpoints };
 }
 

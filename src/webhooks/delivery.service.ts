@@ -30,6 +30,8 @@ export interface DeliveryDeps {
   sealer: Sealer;
   sender: Sender;
   allowPrivateTargets: boolean;
+  /** Sandbox mode: http://localhost receivers are called (lib/outbound-url.ts plainLoopback); false if omitted. */
+  sandbox?: boolean;
   /** [0, 1) for the retry jitter. */
   random?: () => number;
 }
@@ -87,7 +89,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     const now = clock.now();
     // The address rule again at sending time: the configuration may have changed since the URL was saved
     // (the connection itself re-checks every name it resolves).
-    const check = await checkOutboundUrl(ep.url, { allowPrivate: deps.allowPrivateTargets });
+    const check = await checkOutboundUrl(ep.url, { allowPrivate: deps.allowPrivateTargets, plainLoopback: deps.sandbox });
     if (!check.ok) return { status: null, retryAfter: null, durationMs: 0, error: `url ${check.problem}` };
     const at = new Date(Math.floor(now.getTime() / 1000) * 1000);
     const headers = {

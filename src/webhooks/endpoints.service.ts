@@ -26,6 +26,8 @@ export interface EndpointsServiceDeps {
   sealer: Sealer;
   delivery: Pick<WebhookDelivery, 'enqueue' | 'attemptNow'>;
   allowPrivateTargets: boolean;
+  /** Sandbox mode: http://localhost receivers are accepted (lib/outbound-url.ts plainLoopback); false if omitted. */
+  sandbox?: boolean;
 }
 
 const REASON = { gone: 'answered_410', failing: 'failing_5_days', partner: 'by_partner' } as const;
@@ -52,7 +54,7 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
   async function validate(owner: EndpointOwner, input: { url?: string; events?: string[] }): Promise<void> {
     const problems = new ProblemList();
     if (input.url !== undefined) {
-      const check = await checkOutboundUrl(input.url, { allowPrivate: deps.allowPrivateTargets });
+      const check = await checkOutboundUrl(input.url, { allowPrivate: deps.allowPrivateTargets, plainLoopback: deps.sandbox });
       if (!check.ok) problems.add('url', check.problem);
     }
     if (input.events !== undefined) for (const p of subscriptionProblems(input.events, owner.kind)) problems.add('events', p);

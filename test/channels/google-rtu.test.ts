@@ -109,7 +109,7 @@ describeEachStore('Google real-time updates', (store) => {
     expect((await google.control.tokenRequests()).every((t) => t.status === 200)).toBe(true);
   });
 
-  it('[CHN-34] updateMask names exactly what changed: a move at the RMS is startTime, a party size partySize; a confirmation of a pending booking is status', async () => {
+  it('[CHN-34] updateMask names exactly what changed: a move at the RMS is startTime, a party size partySize', async () => {
     const b = await create(at('18:00'));
     const rmsId = await rmsIdOf(b.booking_id);
     await runDue();
@@ -188,7 +188,7 @@ describeEachStore('Google real-time updates', (store) => {
   });
 
   it('[CHN-35] a booking made, moved or cancelled through Tableside replaces that local day: one entry per party size, the whole day’s window', async () => {
-    await create(at('19:30'));
+    const b = await create(at('19:30'));
     await runDue();
     const [call] = await calls('replaceAvailability');
     expect(call).toMatchObject({ path: `/v1alpha/inventory/partners/${PARTNER}/availability:replace`, serviceAccount: key.client_email, answer: { status: 200 } });
@@ -202,11 +202,21 @@ describeEachStore('Google real-time updates', (store) => {
     // The booked slot shows one spot fewer than the RMS's total for two.
     const two = entries.find((e) => e.resourcesRestrict.partySize === 2).availability.find((r: any) => r.startTime === new Date(at('19:30')).toISOString().replace('.000Z', 'Z'));
     expect(two.spotsOpen).toBeLessThan(two.spotsTotal);
+
+    // Moved to the next day through Google, then cancelled: the day it left and the day it went to, then that day again.
+    await google.control.clearCalls();
+    await post('UpdateBooking', { booking: { booking_id: b.booking_id, slot: { start_sec: String(sec(at('19:30', '2025-06-12'))) } } });
+    await runDue();
+    await post('UpdateBooking', { booking: { booking_id: b.booking_id, status: 'CANCELED' }, update_mask: 'status' });
+    await runDue();
+    const windows = (await calls('replaceAvailability')).map((c) => (c.body as { extendedServiceAvailability: any[] }).extendedServiceAvailability[0].startTimeRestrict);
+    expect(windows.sort()).toEqual(['2025-06-10T23:00:00Z', '2025-06-11T23:00:00Z', '2025-06-11T23:00:00Z']);
+    expect(await calls('notifyBooking')).toEqual([]);
   });
 
   it('[CHN-35] a completed feed sends its changed venue-days in calls of at most 1,000 records, an entry never split; the same feed again sends nothing', async () => {
     await w.sim.control.setTableside({ tablesideUrl: w.app.url, apiKey: w.key, ca: testTls().cert });
-    const pushed = await w.sim.control.pushFeed({ days: 20, startDate: '2025-06-12', venueIds: ['rms-venue-1'] });
+    const pushed = await w.sim.control.pushFeed({ days: 20, startDate: '2025-06-14', venueIds: ['rms-venue-1'] });
     expect(pushed.shards.every((x) => x.status === 202)).toBe(true);
     await runDue();
     const sent = await calls('replaceAvailability');
@@ -223,7 +233,7 @@ describeEachStore('Google real-time updates', (store) => {
     }
     expect(seen.size).toBe(20 * 10);
     await google.control.clearCalls();
-    await w.sim.control.pushFeed({ days: 20, startDate: '2025-06-12', venueIds: ['rms-venue-1'] });
+    await w.sim.control.pushFeed({ days: 20, startDate: '2025-06-14', venueIds: ['rms-venue-1'] });
     await runDue();
     expect(await calls('replaceAvailability')).toEqual([]);
   });
