@@ -698,7 +698,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/rms/venues/{venueId}/pos-tables": {
+    "/v1/rms/venues/{externalId}/pos-tables": {
         parameters: {
             query?: never;
             header?: never;
@@ -707,7 +707,7 @@ export interface paths {
         };
         /**
          * The venue's POS tables, for your table matching
-         * @description RMS partner API key. {venueId} is your externalId of the venue; another partner's venue is a 403. The tables come from the POS (refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has no active POS connection.
+         * @description RMS partner API key. {externalId} is your externalId of the venue; another partner's venue is a 403. The tables come from the POS (refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has no active POS connection.
          */
         get: operations["listVenuePosTables"];
         put?: never;
@@ -718,7 +718,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/rms/venues/{venueId}/pos-connection": {
+    "/v1/rms/venues/{externalId}/pos-connection": {
         parameters: {
             query?: never;
             header?: never;
@@ -9897,7 +9897,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the venue's externalId (your own id of it) */
-                venueId: string;
+                externalId: string;
             };
             cookie?: never;
         };
@@ -10038,7 +10038,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the venue's externalId (your own id of it) */
-                venueId: string;
+                externalId: string;
             };
             cookie?: never;
         };
