@@ -10789,7 +10789,7 @@ export interface operations {
                     action: "update" | "cancel" | "canceled";
                     /** @description ignored: the booking is re-read from GET /booking/{entityId} */
                     data?: unknown;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -11988,6 +11988,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description at least one of partySize and start */
         requestBody: {
             content: {
                 "application/json": {
@@ -11998,7 +11999,7 @@ export interface operations {
                      * @description the new start, ISO 8601 with offset
                      */
                     start?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
