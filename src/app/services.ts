@@ -8,6 +8,7 @@ import { createAreasService } from '../content/areas.service.ts';
 import { createBrandsService } from '../content/brands.service.ts';
 import { createChannelAccessService } from '../channels/access.service.ts';
 import { createChannelApiService } from '../channels/channel-api.service.ts';
+import { channelWebhookListener } from '../channels/channel-events.ts';
 import { createV3Service } from '../channels/google-booking-server.service.ts';
 import { createFeedsService } from '../channels/google-feeds.service.ts';
 import { createGoogleRtuService, GOOGLE_SEALING_KEY_SETTING } from '../channels/google-rtu.service.ts';
@@ -178,6 +179,8 @@ function buildWebhooks({ config, db, clock, log }: ServiceDeps) {
 function buildBookingChannels({ config, db, clock, log }: ServiceDeps, { bookings, availability, feed }: ReturnType<typeof buildReservations>) {
   const channelAccess = createChannelAccessService({ db, clock });
   const channelApi = createChannelApiService({ db, clock, bookings, availability });
+  // A booking made through a channel: each recorded change reaches that channel's endpoints (8.7a).
+  bookings.onChange(channelWebhookListener());
   const v3 = createV3Service({ db, clock, api: channelApi, availability });
   const channelFeeds = createFeedsService({ db, clock, feed });
   // Google's real-time updates (DESIGN 8.7b) hear every recorded booking change and completed feed.

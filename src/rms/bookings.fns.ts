@@ -93,6 +93,8 @@ export interface RecordedBookingChange {
   type: string;
   changedBy: ChangedBy;
   at: Date;
+  /** The outbox event the change was announced as (its partners' view), written in the same transaction. */
+  eventId: string;
 }
 
 /** The fields an RMS state sets on the record. */
@@ -137,14 +139,26 @@ export function isNewer(recordUpdatedAt: Date | null, readUpdatedAt: Date | null
   return readUpdatedAt.getTime() >= recordUpdatedAt.getTime();
 }
 
+/** The event of each status a booking may move to that has one of its own (DESIGN 8.7a). */
+const STATUS_EVENTS = {
+  confirmed: 'booking.confirmed',
+  rejected: 'booking.rejected',
+  canceled: 'booking.canceled',
+  'no-show': 'booking.no_show',
+  seated: 'booking.seated',
+  completed: 'booking.completed',
+} as const satisfies Partial<Record<BookingStatus, string>>;
+
+export type BookingEventType = 'booking.updated' | (typeof STATUS_EVENTS)[keyof typeof STATUS_EVENTS];
+
 /**
- * The outbox event a change means: canceled or seated when the status became that (partners act on
- * those two: free the slot, expect the POS order), otherwise updated.
+ * The outbox event a change means (DESIGN 8.7a): the status's own event when the status became one
+ * that has one (confirmed, rejected, canceled, no-show, seated, completed), otherwise updated (time,
+ * party size, or a status such as requires_payment that has none).
  */
-export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' | 'booking.seated' {
-  if (changes.status?.to === 'canceled') return 'booking.canceled';
-  if (changes.status?.to === 'seated') return 'booking.seated';
-  return 'booking.updated';
+export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): BookingEventType {
+  const to = changes.status?.to as BookingStatus | undefined;
+  return (to && to in STATUS_EVENTS ? STATUS_EVENTS[to as keyof typeof STATUS_EVENTS] : 'booking.updated');
 }
 
 /** A booking as partners and events see it: Tableside's id, the RMS's ids, money as a decimal. */

@@ -73,8 +73,8 @@ export function createBookingsService(deps: BookingsDeps) {
    * and the listeners the composition root registers (the booking's channel, 8.7).
    */
   async function announce(tx: Executor, before: StoredBooking | null, after: StoredBooking, type: string, changedBy: ChangedBy, now: Date): Promise<void> {
-    await emit(tx, { partnerId: after.partnerId, venueId: after.venueId }, { type, entityId: after.id, data: bookingView(after) }, now);
-    for (const listener of listeners) await listener(tx, { before, after, type, changedBy, at: now });
+    const eventId = await emit(tx, { partnerId: after.partnerId, venueId: after.venueId }, { type, entityId: after.id, data: bookingView(after) }, now);
+    for (const listener of listeners) await listener(tx, { before, after, type, changedBy, at: now, eventId });
   }
 
   /** The RMS's cancelled state recorded, and the cancel's claim released with it. */
