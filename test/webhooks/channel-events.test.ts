@@ -85,10 +85,13 @@ describeEachStore('channel webhooks', (store) => {
       return got.length >= count ? got.sort((x: any, y: any) => x.data.sequence - y.data.sequence) : false;
     }, { what: `${count} events of booking ${bookingId} at ${path}` });
   }
-  /** Until the RMS has no notice in flight and Tableside no job due: every re-read done. */
+  /**
+   * Until the RMS has no notice in flight and Tableside no job due: every re-read done. (Its seated
+   * events are not awaited: this venue has no POS, so they are refused and retried for seconds.)
+   */
   async function settled(): Promise<void> {
     await eventually(async () => {
-      const pending = (await w.sim.control.outbound()).some((e) => e.state === 'pending');
+      const pending = (await w.sim.control.outbound()).some((e) => e.kind === 'notice' && e.state === 'pending');
       return !pending && (await w.app.service.runner.runDue()) === 0;
     }, { what: 'notices delivered and re-read' });
   }
@@ -189,17 +192,13 @@ describeEachStore('channel webhooks', (store) => {
     const rms = (await services().bookingServices.client(w.partnerId))!;
     const [confirmed, rejected, noShow, completed, moved, canceled] = [await book(a), await book(a), await book(a), await book(a), await book(a), await book(a)];
     expect(confirmed.status).toBe('pending_confirmation');
-    await settled();
 
     await w.sim.control.confirm(await rmsIdOf(confirmed.id));
     await w.sim.control.reject(await rmsIdOf(rejected.id));
-    await w.sim.control.confirm(await rmsIdOf(noShow.id));
-    await w.sim.control.confirm(await rmsIdOf(completed.id));
-    await rms.updateBooking(await rmsIdOf(moved.id), { partySize: 4 });
-    await rms.cancelBooking(await rmsIdOf(canceled.id), { cancelActor: 'venue' });
-    await settled();
     await w.sim.control.noShow(await rmsIdOf(noShow.id));
     await w.sim.control.seat(await rmsIdOf(completed.id));
+    await rms.updateBooking(await rmsIdOf(moved.id), { partySize: 4 });
+    await rms.cancelBooking(await rmsIdOf(canceled.id), { cancelActor: 'venue' });
     await settled();
     await w.sim.control.complete(await rmsIdOf(completed.id));
     await settled();
@@ -207,8 +206,8 @@ describeEachStore('channel webhooks', (store) => {
     const expected: Array<[any, string[]]> = [
       [confirmed, ['booking.created', 'booking.confirmed']],
       [rejected, ['booking.created', 'booking.rejected']],
-      [noShow, ['booking.created', 'booking.confirmed', 'booking.no_show']],
-      [completed, ['booking.created', 'booking.confirmed', 'booking.seated', 'booking.completed']],
+      [noShow, ['booking.created', 'booking.no_show']],
+      [completed, ['booking.created', 'booking.seated', 'booking.completed']],
       [moved, ['booking.created', 'booking.updated']],
       [canceled, ['booking.created', 'booking.canceled']],
     ];
@@ -223,7 +222,7 @@ describeEachStore('channel webhooks', (store) => {
     const [, c1] = bodiesOf('/a', confirmed.id).sort((x, y) => x.data.sequence - y.data.sequence);
     expect(c1.data).toMatchObject({ status: 'confirmed', previousStatus: 'pending_confirmation' });
     expect(bodiesOf('/a', rejected.id).find((e) => e.type === 'booking.rejected').data).toMatchObject({ status: 'rejected', previousStatus: 'pending_confirmation' });
-    expect(bodiesOf('/a', noShow.id).find((e) => e.type === 'booking.no_show').data).toMatchObject({ status: 'no-show', previousStatus: 'confirmed' });
+    expect(bodiesOf('/a', noShow.id).find((e) => e.type === 'booking.no_show').data).toMatchObject({ status: 'no-show', previousStatus: 'pending_confirmation' });
     expect(bodiesOf('/a', completed.id).find((e) => e.type === 'booking.completed').data).toMatchObject({ status: 'completed', previousStatus: 'seated' });
     expect(bodiesOf('/a', moved.id).find((e) => e.type === 'booking.updated').data).toMatchObject({ partySize: 4, previousStatus: 'pending_confirmation' });
     // Every delivery matches its declared schema: the channel's view at the channel, the partners' at the RMS partner.
