@@ -22,6 +22,8 @@ export interface RmsLoggedRequest extends LoggedRequest {
   operation: Operation;
   /** The venue the call concerns (query, body, or the booking's venue); null when unknown. */
   venueId: string | null;
+  /** The lagMs knob holds this call's answer, already built (what it read is fixed): when it began waiting. */
+  laggingSince?: string;
 }
 
 export const LOG_KEY = 'contract';
@@ -45,6 +47,8 @@ export async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<v
 }
 
 const entries = new WeakMap<FastifyRequest, RmsLoggedRequest>();
+/** Requests the lagMs knob answers late: their answer is computed on arrival, sent this many ms later. */
+const lagged = new WeakMap<FastifyRequest, number>();
 /** Requests the 'act-then-hang' knob holds once they have acted. */
 const actThenHang = new WeakSet<FastifyRequest>();
 
@@ -93,6 +97,14 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     if (entry.venueId === null && typeof bodyVenue === 'string') entry.venueId = bodyVenue;
     if (deps.oversized.answer(reply)) return reply;
   });
+  // The lagMs knob: the handler has read (or acted) and built its answer; it reaches the caller late.
+  app.addHook('onSend', async (request) => {
+    const ms = lagged.get(request);
+    if (!ms) return;
+    const entry = entries.get(request);
+    if (entry) entry.laggingSince = new Date(store.now()).toISOString();
+    await deps.sleep(ms);
+  });
   app.addHook('onResponse', async (request, reply) => {
     const entry = entries.get(request);
     if (entry) entry.status = reply.statusCode;
@@ -105,6 +117,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     const k = failures.take(entry.operation, entry.venueId);
     if (!k) return false;
     if (k.slowMs > 0) await deps.sleep(k.slowMs);
+    if (k.lagMs > 0) lagged.set(request, k.lagMs);
     if (k.mode === 'error5xx') {
       await reply.code(503).send({ error: { code: 'unavailable', message: 'simulated RMS failure (failure knob error5xx)' } });
       return true;

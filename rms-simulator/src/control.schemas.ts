@@ -74,6 +74,7 @@ export const FailuresBody = Type.Object({
   /** For mode 'status': the status answered, with an error envelope (408, 429, 401, 403, …). */
   status: Type.Optional(Type.Union([Type.Integer({ minimum: 400, maximum: 599 }), Type.Null()])),
   slowMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  lagMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
   force402: Type.Optional(Type.Union([...ERROR_CODES.map((c) => Type.Literal(c)), Type.Null()])),
   operations: Type.Optional(Type.Union([Type.Array(Type.Union(OPERATIONS.map((o) => Type.Literal(o))), { minItems: 1 }), Type.Null()])),
   /** How many affected requests before the knobs clear themselves; null or absent: until changed. */
@@ -84,6 +85,7 @@ export interface FailuresInput {
   mode?: FailureKnobs['mode'];
   status?: number | null;
   slowMs?: number;
+  lagMs?: number;
   force402?: RmsErrorCode | null;
   operations?: Operation[] | null;
   count?: number | null;

@@ -126,6 +126,11 @@ export interface FailureKnobs {
   status: number | null;
   /** Answer this many ms late (real time), then behave as configured. */
   slowMs: number;
+  /**
+   * Answer what the call read or did when it arrived, this many ms later (real time): a slow link
+   * or a lagging replica, so a read can answer a state that has changed since (DESIGN 8.8c).
+   */
+  lagMs: number;
   /** create, update and cancel answer 402 with this code (after auth and validation). */
   force402: RmsErrorCode | null;
   /** Only these operations are affected; null = all. */

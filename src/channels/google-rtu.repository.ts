@@ -50,7 +50,9 @@ export async function findConfig(ex: Executor, channelId: string): Promise<RtuCo
 }
 
 export async function isRtuChannel(ex: Executor, channelId: string): Promise<boolean> {
-  const { rows } = await sql`SELECT 1 FROM google_rtu_configs WHERE channel_id = ${channelId} AND enabled`.execute(ex);
+  // Compared as text: a booking's channel id is whatever its creator gave (a test's 'chan-1' too), and
+  // one that is not a UUID is simply no RTU channel, never a database error inside the booking's change.
+  const { rows } = await sql`SELECT 1 FROM google_rtu_configs WHERE channel_id::text = ${channelId} AND enabled`.execute(ex);
   return rows.length > 0;
 }
 

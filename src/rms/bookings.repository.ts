@@ -105,6 +105,26 @@ export async function markRefused(ex: Executor, id: string, code: string, now: D
 }
 
 /**
+ * Claims the booking's re-read from the RMS (DESIGN 8.8c: one at a time) under `claim` until the
+ * lease ends on the database's clock; false while another re-read's lease runs.
+ */
+export async function claimReread(ex: Executor, id: string, claim: string, leaseMs: number): Promise<boolean> {
+  const res = await sql`UPDATE bookings SET reread_claim = ${claim}, reread_until = now() + make_interval(secs => ${leaseMs / 1000})
+    WHERE id = ${id} AND (reread_claim IS NULL OR reread_until <= now())`.execute(ex);
+  return Number(res.numAffectedRows ?? 0) === 1;
+}
+
+/**
+ * Ends the booking's re-read claimed under `claim` (and locks the row in a transaction); false when
+ * that claim is no longer the booking's: its lease ran out and a later re-read took over.
+ */
+export async function releaseReread(ex: Executor, id: string, claim: string): Promise<boolean> {
+  const res = await sql`UPDATE bookings SET reread_claim = NULL, reread_until = NULL
+    WHERE id = ${id} AND reread_claim = ${claim}`.execute(ex);
+  return Number(res.numAffectedRows ?? 0) === 1;
+}
+
+/**
  * Tableside stops sending the create (DESIGN 8.8b): settled as refused `rms_unavailable` (what the
  * previous release answers too) and marked given up. Only from 'creating'; false when it was settled meanwhile.
  */

@@ -5,11 +5,13 @@ import { emit } from '../db/outbox.ts';
 import { createSealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, notFound } from '../lib/errors.ts';
+import { uuidv7 } from '../lib/ids.ts';
 import { createBookingCreates } from './booking-creates.ts';
 import { RMS_SEALING_KEY_SETTING, type BookingServicesService } from './booking-services.service.ts';
 import { bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type ChangedBy, type RecordedBookingChange } from './bookings.fns.ts';
 import {
-  addChange, applyFields, claimCancel, findBooking, findByRmsId, hasCreatesInFlight, listChanges, releaseCancel, type BookingChange, type StoredBooking,
+  addChange, applyFields, claimCancel, claimReread, findBooking, findByRmsId, hasCreatesInFlight, listChanges, releaseCancel, releaseReread,
+  type BookingChange, type StoredBooking,
 } from './bookings.repository.ts';
 import { RmsError, type RmsClient } from './rms-client.ts';
 import type { RmsBooking } from './rms-client.fns.ts';
@@ -21,7 +23,12 @@ export { RMS_CREATE_JOB, RMS_LOOK_FOR_JOB, type CreateBookingInput, type CreateR
 // also writes the history entry and the outbox event (booking.created / updated / canceled). The
 // create, and what happens when its outcome is unknown (DESIGN 8.8b), is booking-creates.ts's.
 
-export type RefreshOutcome = 'unknown' | 'unchanged' | 'updated' | 'stale';
+/**
+ * What a re-read came to. `busy`: another re-read of the booking is running (nothing read: read
+ * again after it); `superseded`: this one outlived its lease and a later re-read took over (what it
+ * read is not applied: the later read wins).
+ */
+export type RefreshOutcome = 'unknown' | 'unchanged' | 'updated' | 'stale' | 'busy' | 'superseded';
 
 /**
  * Hears every recorded change of a booking, in the transaction that records it, so what it writes
@@ -46,6 +53,8 @@ const alreadyCancelled = (id: string) =>
 export function createBookingsService(deps: BookingsDeps) {
   const { db, clock, log, bookingServices } = deps;
   const listeners: BookingChangeListener[] = [];
+  /** A re-read's claim covers its one RMS read with room to spare; past it, its write is fenced off. */
+  const rereadLeaseMs = 2 * deps.rmsTimeoutMs + 5000;
 
   async function clientFor(partnerId: string): Promise<RmsClient> {
     const client = await bookingServices.client(partnerId);
@@ -178,14 +187,36 @@ export function createBookingsService(deps: BookingsDeps) {
     },
 
     /**
-     * Re-reads a booking from the RMS (no transaction open) and applies that state. `unknown`: not a
-     * booking made through Tableside; `stale`: an older state than the one recorded.
+     * Re-reads a booking from the RMS (no transaction open) and applies that state. Re-reads of one
+     * booking run one at a time (DESIGN 8.8c): each claims the booking's re-read first, so one that
+     * starts after another ended reads a state at least as new, and applying what it read is right
+     * whatever the RMS's `updatedAt` precision (equal or missing times included). The claim is a
+     * lease (a process may die mid-read) and the write is fenced on it. `onStart` runs in the
+     * claim's transaction (the notices it answers). `unknown`: not a booking made through Tableside;
+     * `stale`: a state older than the one recorded (a lagging RMS); `busy` and `superseded` above.
      */
-    async refresh(partnerId: string, rmsBookingId: string, cause: string, inTx: <T>(fn: (tx: Executor) => Promise<T>) => Promise<T> = ownTx): Promise<RefreshOutcome> {
+    async refresh(partnerId: string, rmsBookingId: string, cause: string, onStart?: (tx: Executor) => Promise<void>): Promise<RefreshOutcome> {
       const known = await findByRmsId(db.kysely, partnerId, rmsBookingId);
       if (!known) return 'unknown';
-      const rms = await (await clientFor(partnerId)).getBooking(rmsBookingId);
-      return inTx((tx) => apply(tx, partnerId, rms, cause, 'venue'));
+      const client = await clientFor(partnerId);
+      const claim = uuidv7();
+      const claimed = await ownTx(async (tx) => {
+        if (!(await claimReread(tx, known.id, claim, rereadLeaseMs))) return false;
+        await onStart?.(tx);
+        return true;
+      });
+      if (!claimed) return 'busy';
+      let rms: RmsBooking;
+      try {
+        rms = await client.getBooking(rmsBookingId);
+      } catch (err) {
+        await releaseReread(db.kysely, known.id, claim);
+        throw err;
+      }
+      return ownTx(async (tx) => {
+        if (!(await releaseReread(tx, known.id, claim))) return 'superseded';
+        return apply(tx, partnerId, rms, cause, 'venue');
+      });
     },
 
     /** Whether the partner has creates whose RMS answer is not recorded yet. */
