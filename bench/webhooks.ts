@@ -93,7 +93,7 @@ try {
   await db.kysely.insertInto('venues' as never).values({ id: venueId, name: 'V', currency: 'EUR', created_at: new Date(), updated_at: new Date() } as never).execute();
   await service.app.services.auth.grantVenue(partner.partnerId, venueId);
   for (let e = 0; e < ENDPOINTS; e++) {
-    await service.app.services.webhookEndpoints.create(partner.partnerId, { url: `${target}/ep${e}`, events: ['order.closed'] });
+    await service.app.services.webhookEndpoints.create({ kind: 'partner', id: partner.partnerId }, { url: `${target}/ep${e}`, events: ['order.closed'] });
   }
   const t1 = performance.now();
   const done = waitFor(total);
@@ -139,7 +139,7 @@ try {
       }), PAYMENTS, 1);
       const none = await pay();
       for (let e = 0; e < ENDPOINTS; e++) {
-        await sandbox.app.services.webhookEndpoints.create(s.partnerId, { url: `${target}/pay${e}`, events: ['payment.confirmed'] });
+        await sandbox.app.services.webhookEndpoints.create({ kind: 'partner', id: s.partnerId }, { url: `${target}/pay${e}`, events: ['payment.confirmed'] });
       }
       const subscribed = await pay();
       await client.close();

@@ -3,6 +3,7 @@ import { registerServiceCommands } from './app/service.cli.ts';
 import { registerAuthCommands } from './auth/auth.cli.ts';
 import { registerChannelCommands } from './channels/access.cli.ts';
 import { registerFeedsCommands } from './channels/google-feeds.cli.ts';
+import { registerGoogleRtuCommands } from './channels/google-rtu.cli.ts';
 import { ConfigError, CONFIG_DOC, loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { AppError } from './lib/errors.ts';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerServiceCommands(program, operator);
   registerAuthCommands(program, operator);
   registerChannelCommands(program, operator);
+  registerGoogleRtuCommands(program, operator);
   registerFeedsCommands(program, operator);
   registerVenueCommands(program, operator);
   registerPosCommands(program);

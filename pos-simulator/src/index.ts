@@ -65,7 +65,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const held = new HeldRequests();
   const seatingFaults = new SeatingFaultKnobs(held);
   const app = buildServer(tls, { store, log, venues, orders, payments, parked, oversized: new OversizedAnswers(), seatingFaults }, opts.logger ?? false);
-  const baseUrl = await listenLocal(app, opts.host, opts.port);
+  const baseUrl = await listenLocal(app, opts.host, opts.port).catch(async (err: unknown) => {
+    // A port already taken (a remembered sandbox port): nothing of this attempt may keep running.
+    payments.stop();
+    await app.close();
+    throw err;
+  });
   const control = new ControlClient(baseUrl, store.apiKey, tls.cert);
 
   let closed: Promise<void> | undefined;

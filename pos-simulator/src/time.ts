@@ -71,10 +71,21 @@ export function partsIn(timeZone: string, epochMs: number): Parts {
   return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') };
 }
 
+/**
+ * Date.UTC without its two-digit-year rule (it reads years 0-99 as 1900-1999): the year 0042 is the
+ * year 42. `mo` is 1-based; any field may overflow into the next, as with Date.UTC.
+ */
+export function utcMs(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  t.setUTCHours(h, mi, s, 0);
+  return t.getTime();
+}
+
 /** Offset of timeZone from UTC at that instant, in minutes (e.g. +60 for Paris in winter). */
 export function offsetMinutes(timeZone: string, epochMs: number): number {
   const p = partsIn(timeZone, epochMs);
-  const asUtc = Date.UTC(p.y, p.mo - 1, p.d, p.h, p.mi, p.s);
+  const asUtc = utcMs(p.y, p.mo, p.d, p.h, p.mi, p.s);
   return Math.round((asUtc - (epochMs - (epochMs % 1000 + 1000) % 1000)) / 60_000);
 }
 
@@ -99,9 +110,9 @@ export function parseLocalDateTime(text: string, timeZone: string): number | nul
   const m = LOCAL_DATE_TIME.exec(text);
   if (!m) return null;
   const [y, mo, d, h, mi, s] = m.slice(1).map(Number);
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
+  const wall = utcMs(y, mo, d, h, mi, s);
   const check = new Date(wall);
-  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return null;
   // Two passes settle the offset around DST changes.
   let guess = wall - offsetMinutes(timeZone, wall) * 60_000;
   guess = wall - offsetMinutes(timeZone, guess) * 60_000;

@@ -22,6 +22,8 @@ export interface RmsLoggedRequest extends LoggedRequest {
   operation: Operation;
   /** The venue the call concerns (query, body, or the booking's venue); null when unknown. */
   venueId: string | null;
+  /** The lagMs knob holds this call's answer, already built (what it read is fixed): when it began waiting. */
+  laggingSince?: string;
 }
 
 export const LOG_KEY = 'contract';
@@ -45,6 +47,10 @@ export async function emptyBodyIsEmptyObject(request: FastifyRequest): Promise<v
 }
 
 const entries = new WeakMap<FastifyRequest, RmsLoggedRequest>();
+/** Requests the lagMs knob answers late: their answer is computed on arrival, sent this many ms later. */
+const lagged = new WeakMap<FastifyRequest, number>();
+/** Requests the 'act-then-hang' knob holds once they have acted. */
+const actThenHang = new WeakSet<FastifyRequest>();
 
 function operationOf(method: string, route: string): Operation {
   if (route === '/healthcheck') return 'healthcheck';
@@ -91,6 +97,14 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     if (entry.venueId === null && typeof bodyVenue === 'string') entry.venueId = bodyVenue;
     if (deps.oversized.answer(reply)) return reply;
   });
+  // The lagMs knob: the handler has read (or acted) and built its answer; it reaches the caller late.
+  app.addHook('onSend', async (request) => {
+    const ms = lagged.get(request);
+    if (!ms) return;
+    const entry = entries.get(request);
+    if (entry) entry.laggingSince = new Date(store.now()).toISOString();
+    await deps.sleep(ms);
+  });
   app.addHook('onResponse', async (request, reply) => {
     const entry = entries.get(request);
     if (entry) entry.status = reply.statusCode;
@@ -103,6 +117,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     const k = failures.take(entry.operation, entry.venueId);
     if (!k) return false;
     if (k.slowMs > 0) await deps.sleep(k.slowMs);
+    if (k.lagMs > 0) lagged.set(request, k.lagMs);
     if (k.mode === 'error5xx') {
       await reply.code(503).send({ error: { code: 'unavailable', message: 'simulated RMS failure (failure knob error5xx)' } });
       return true;
@@ -111,14 +126,30 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
       await reply.code(200).header('content-type', 'application/json').send('{"id": <html>Internal proxy error');
       return true;
     }
-    if (k.mode === 'hang') {
-      // Never answer; close() destroys the socket, so the simulator still shuts down.
-      deps.parked.add(request);
-      request.raw.on('close', () => deps.parked.delete(request));
-      await new Promise<never>(() => {});
+    if (k.mode === 'status') {
+      const status = k.status ?? 503;
+      if (status === 401) reply.header('www-authenticate', 'Bearer');
+      if (status === 429) reply.header('retry-after', '1');
+      await reply.code(status).send({ error: { code: `http_${status}`, message: `simulated RMS answer ${status} (failure knob status)` } });
+      return true;
     }
+    if (k.mode === 'hang') await park(request);
+    if (k.mode === 'act-then-hang') actThenHang.add(request);
     if (k.force402 !== null && isBusiness(entry.operation)) throw refused(k.force402, 'forced by the simulator (failure knob force402)');
     return false;
+  }
+
+  /** Never answer; close() destroys the socket, so the simulator still shuts down. */
+  async function park(request: FastifyRequest): Promise<never> {
+    deps.parked.add(request);
+    request.raw.on('close', () => deps.parked.delete(request));
+    return new Promise<never>(() => {});
+  }
+
+  /** After acting: the 'act-then-hang' knob loses the answer (the RMS did it; the caller never hears). */
+  async function answered<T>(request: FastifyRequest, answer: T): Promise<T> {
+    if (actThenHang.has(request)) await park(request);
+    return answer;
   }
 
   const view = (id: string) => distortBooking(bookings.view(id), store.broken);
@@ -148,7 +179,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
       throw badRequest('the Idempotency-Key header is required on POST /booking (1-255 characters)', { 'Idempotency-Key': ['required'] });
     }
     if (await knobs(request, reply)) return reply;
-    const answer = bookings.create(key, request.body);
+    const answer = await answered(request, bookings.create(key, request.body));
     if (answer.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(answer.statusCode).send(answer.body);
   });
@@ -162,7 +193,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     '/booking/:id', { schema: { params: BookingParams, body: UpdateBookingBody } },
     async (request, reply) => {
       if (await knobs(request, reply)) return reply;
-      return bookings.update(request.params.id, request.body);
+      return answered(request, bookings.update(request.params.id, request.body));
     },
   );
 
@@ -170,7 +201,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     '/booking/:id/cancel', { schema: { params: BookingParams, body: CancelBookingBody }, preValidation: emptyBodyIsEmptyObject },
     async (request, reply) => {
       if (await knobs(request, reply)) return reply;
-      const answer = bookings.cancel(request.params.id, request.body ?? {});
+      const answer = await answered(request, bookings.cancel(request.params.id, request.body ?? {}));
       return broken('cancelled-spelling') ? { ...answer, status: 'cancelled' } : answer;
     },
   );

@@ -68,8 +68,13 @@ export const VenueBody = Type.Object({
 export type VenueInput = Type.Static<typeof VenueBody>;
 
 export const FailuresBody = Type.Object({
-  mode: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('error5xx'), Type.Literal('hang'), Type.Literal('garbage')])),
+  mode: Type.Optional(Type.Union([
+    Type.Literal('none'), Type.Literal('error5xx'), Type.Literal('hang'), Type.Literal('garbage'), Type.Literal('status'), Type.Literal('act-then-hang'),
+  ])),
+  /** For mode 'status': the status answered, with an error envelope (408, 429, 401, 403, …). */
+  status: Type.Optional(Type.Union([Type.Integer({ minimum: 400, maximum: 599 }), Type.Null()])),
   slowMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
+  lagMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })),
   force402: Type.Optional(Type.Union([...ERROR_CODES.map((c) => Type.Literal(c)), Type.Null()])),
   operations: Type.Optional(Type.Union([Type.Array(Type.Union(OPERATIONS.map((o) => Type.Literal(o))), { minItems: 1 }), Type.Null()])),
   /** How many affected requests before the knobs clear themselves; null or absent: until changed. */
@@ -78,7 +83,9 @@ export const FailuresBody = Type.Object({
 /** Written out: Static<> of unions built with .map() loses the literal types. */
 export interface FailuresInput {
   mode?: FailureKnobs['mode'];
+  status?: number | null;
   slowMs?: number;
+  lagMs?: number;
   force402?: RmsErrorCode | null;
   operations?: Operation[] | null;
   count?: number | null;

@@ -9,18 +9,20 @@ import type { FailureKnobs, Operation } from './types.ts';
 export function knobsFromInput(input: FailuresInput): FailureKnobs | null {
   const knobs: FailureKnobs = {
     mode: input.mode ?? 'none',
+    status: input.mode === 'status' ? input.status ?? 503 : null,
     slowMs: input.slowMs ?? 0,
+    lagMs: input.lagMs ?? 0,
     force402: input.force402 ?? null,
     operations: input.operations ?? null,
     remaining: input.count ?? null,
   };
-  const inert = knobs.mode === 'none' && knobs.slowMs === 0 && knobs.force402 === null;
+  const inert = knobs.mode === 'none' && knobs.slowMs === 0 && knobs.lagMs === 0 && knobs.force402 === null;
   return inert ? null : knobs;
 }
 
 export function createFailures(store: RmsStore) {
   const applies = (k: FailureKnobs | null | undefined, op: Operation): k is FailureKnobs =>
-    !!k && (k.operations === null || k.operations.includes(op)) && (k.force402 === null || k.mode !== 'none' || k.slowMs > 0 || isBusiness(op));
+    !!k && (k.operations === null || k.operations.includes(op)) && (k.force402 === null || k.mode !== 'none' || k.slowMs > 0 || k.lagMs > 0 || isBusiness(op));
 
   return {
     /** The knobs that apply to this call, counted down (and cleared at zero); null when none. */

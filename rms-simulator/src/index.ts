@@ -74,7 +74,12 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
   const app = buildServer(tls, {
     store, log, venues, bookings, failures, outbound, parked: held.parked, sleep: held.sleep, oversized: new OversizedAnswers(),
   }, opts.logger ?? false);
-  const baseUrl = await listenLocal(app, opts.host, opts.port);
+  const baseUrl = await listenLocal(app, opts.host, opts.port).catch(async (err: unknown) => {
+    // A port already taken (a remembered sandbox port): nothing of this attempt may keep running.
+    await outbound.close();
+    await app.close();
+    throw err;
+  });
   const control = new RmsControlClient(baseUrl, store.apiKey, tls.cert);
 
   let closed: Promise<void> | undefined;

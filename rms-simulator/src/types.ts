@@ -115,10 +115,22 @@ export const OPERATIONS = ['healthcheck', 'availability', 'create', 'read', 'upd
 export type Operation = (typeof OPERATIONS)[number];
 
 export interface FailureKnobs {
-  /** error5xx: 503 with an envelope; hang: never answers; garbage: 200 with a body that is not JSON. */
-  mode: 'none' | 'error5xx' | 'hang' | 'garbage';
+  /**
+   * error5xx: 503 with an envelope; hang: never answers; garbage: 200 with a body that is not JSON;
+   * status: answers `status` with an envelope (a 408, 429, 401 while the RMS rotates its key, …);
+   * act-then-hang: does what was asked (makes the booking, cancels it, …), then never answers, like
+   * an RMS whose answer is lost after it acted (DESIGN 8.8b).
+   */
+  mode: 'none' | 'error5xx' | 'hang' | 'garbage' | 'status' | 'act-then-hang';
+  /** For mode 'status': the HTTP status answered (400-599). */
+  status: number | null;
   /** Answer this many ms late (real time), then behave as configured. */
   slowMs: number;
+  /**
+   * Answer what the call read or did when it arrived, this many ms later (real time): a slow link
+   * or a lagging replica, so a read can answer a state that has changed since (DESIGN 8.8c).
+   */
+  lagMs: number;
   /** create, update and cancel answer 402 with this code (after auth and validation). */
   force402: RmsErrorCode | null;
   /** Only these operations are affected; null = all. */

@@ -2,7 +2,7 @@
 // an instant by asking Intl what the zone's clock reads at candidate instants, so daylight-saving
 // changes are the zone database's business, never ours (BKG-13).
 
-import { offsetMinutes, partsIn } from '../../pos-simulator/src/time.ts';
+import { offsetMinutes, partsIn, utcMs } from '../../pos-simulator/src/time.ts';
 import { WEEKDAYS, type Weekday } from './types.ts';
 
 const DAY_MS = 86_400_000;
@@ -15,7 +15,7 @@ export function parseLocalDate(text: string): LocalDate | null {
   const m = DATE.exec(text);
   if (!m) return null;
   const [y, mo, d] = m.slice(1).map(Number);
-  const check = new Date(Date.UTC(y, mo - 1, d));
+  const check = new Date(utcMs(y, mo, d));
   if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
   return { y, mo, d };
 }
@@ -30,14 +30,14 @@ export function formatLocalDate(date: LocalDate): string {
 export function addDays(date: string, days: number): string {
   const p = parseLocalDate(date);
   if (!p) throw new Error(`not a date: ${date}`);
-  const t = new Date(Date.UTC(p.y, p.mo - 1, p.d + days));
+  const t = new Date(utcMs(p.y, p.mo, p.d + days));
   return formatLocalDate({ y: t.getUTCFullYear(), mo: t.getUTCMonth() + 1, d: t.getUTCDate() });
 }
 
 export function weekdayOf(date: string): Weekday {
   const p = parseLocalDate(date);
   if (!p) throw new Error(`not a date: ${date}`);
-  return WEEKDAYS[new Date(Date.UTC(p.y, p.mo - 1, p.d)).getUTCDay()];
+  return WEEKDAYS[new Date(utcMs(p.y, p.mo, p.d)).getUTCDay()];
 }
 
 /** The venue-local calendar date of an instant. */
@@ -62,13 +62,13 @@ export function localMinutesOf(timeZone: string, epochMs: number): number {
 export function wallToInstant(timeZone: string, date: string, minutes: number): number | null {
   const p = parseLocalDate(date);
   if (!p) return null;
-  const wall = Date.UTC(p.y, p.mo - 1, p.d, 0, minutes);
+  const wall = utcMs(p.y, p.mo, p.d, 0, minutes);
   const candidates = new Set<number>();
   for (const probe of [wall - DAY_MS, wall, wall + DAY_MS]) candidates.add(wall - offsetMinutes(timeZone, probe) * 60_000);
   const matching = [...candidates]
     .filter((t) => {
       const q = partsIn(timeZone, t);
-      return Date.UTC(q.y, q.mo - 1, q.d, q.h, q.mi, q.s) === wall;
+      return utcMs(q.y, q.mo, q.d, q.h, q.mi, q.s) === wall;
     })
     .sort((a, b) => a - b);
   return matching[0] ?? null;

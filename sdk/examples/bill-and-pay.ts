@@ -11,6 +11,11 @@ for (const table of tables) {
   const result = await client.GET('/v1/pat/venue/{venueId}/table/{tableId}/bill', { params: { path: { venueId, tableId: table.id } } });
   if (result.response.status === 404) continue; // no open order at this table
   const bill = unwrap(result);
+  // An order with nothing due (no items yet, or already paid) cannot take a payment: the next table.
+  if (bill.totals.totalDue <= 0) {
+    console.log(`${table.name}: nothing due, skipped`);
+    continue;
+  }
   const payment = unwrap(await client.POST('/v1/pat/venue/{venueId}/order/{orderId}/payment', {
     params: { path: { venueId, orderId: bill.orderId } },
     // externalReference is the payment's idempotency key: a retry with it never pays twice.

@@ -12,7 +12,7 @@ export interface Credentials {
   clientSecret?: string;
   /** An access token you already have (`tat_…`, e.g. from `tableside token issue`); replaced from the client credentials when they are given and it expires. */
   accessToken?: string;
-  /** A booking channel's API key (`tbc_…`): /v1/bc. */
+  /** A booking channel's API key (`tbc_…`): /v1/bc, and /v1/webhooks (the channel's own endpoints) when no partner credential is given. */
   channelKey?: string;
   /** A google-v3 channel's username and password (HTTP Basic): /v3 and /v1/feeds. */
   channelBasic?: { username: string; password: string };
@@ -121,7 +121,8 @@ export async function authorizationFor(family: Family, credentials: Credentials,
         const token = await tokens.get();
         if (token) return `Bearer ${token}`;
       }
-      return credentials.apiKey ? `Bearer ${credentials.apiKey}` : null;
+      if (credentials.apiKey) return `Bearer ${credentials.apiKey}`;
+      return credentials.channelKey ? `Bearer ${credentials.channelKey}` : null;
     }
     case 'channel':
       return credentials.channelKey ? `Bearer ${credentials.channelKey}` : null;

@@ -575,13 +575,13 @@ export interface paths {
         };
         /**
          * The partner's webhook endpoints
-         * @description Your own API key or access token (any partner). Your endpoints as `{total, data}` pages (offset/limit; out of range is a 400), never their secrets.
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Your endpoints as `{total, data}` pages (offset/limit; out of range is a 400), never their secrets.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Your own API key or access token (any partner). Answers the endpoint with its signing secret (whsec_…), shown only here. 400 names `url` (not https, or a loopback, private, link-local or metadata address) or `events` (empty, naming a type twice, or listing unknown types).
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Answers the endpoint with its signing secret (whsec_…), shown only here. 400 names `url` (not https, or a loopback, private, link-local or metadata address) or `events` (empty, naming a type twice, or listing unknown types; for a booking channel, any type but its booking events).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -599,18 +599,18 @@ export interface paths {
         };
         /**
          * One webhook endpoint (never its secret)
-         * @description Your own API key or access token (any partner). 404 when you have no endpoint with that id (another partner's included).
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). 404 when you have no endpoint with that id (another partner's included).
          */
         get: operations["getWebhookEndpoint"];
         /**
          * Change a webhook endpoint
-         * @description Your own API key or access token (any partner). Fields given are changed, others kept. `status: "enabled"` enables a disabled endpoint again. 400 names `url` or `events` as on create; 404 when you have no endpoint with that id.
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Fields given are changed, others kept. `status: "enabled"` enables a disabled endpoint again. 400 names `url` or `events` as on create; 404 when you have no endpoint with that id.
          */
         put: operations["updateWebhookEndpoint"];
         post?: never;
         /**
          * Delete a webhook endpoint and its delivery log
-         * @description Your own API key or access token (any partner). Nothing more is sent to it. 404 when you have no endpoint with that id.
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Nothing more is sent to it. 404 when you have no endpoint with that id.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -629,7 +629,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret
-         * @description Your own API key or access token (any partner). Answers the new secret once. For 24 h deliveries carry two signatures, one per secret, so either verifies. 404 when you have no endpoint with that id.
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Answers the new secret once. For 24 h deliveries carry two signatures, one per secret, so either verifies. 404 when you have no endpoint with that id.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -647,7 +647,7 @@ export interface paths {
         };
         /**
          * The delivery log: one entry per attempt, newest first
-         * @description Your own API key or access token (any partner). Every attempt to deliver to this endpoint, with the answer it got, as `{total, data}` pages. 404 when you have no endpoint with that id.
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Every attempt to deliver to this endpoint, with the answer it got, as `{total, data}` pages. 404 when you have no endpoint with that id.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -669,7 +669,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send what failed or was missed in a window
-         * @description Your own API key or access token (any partner). Re-sends at once the deliveries of [since, until] that did not succeed (retries still waiting included) and the events the endpoint was not sent, at most 5000 of each per call; enables a disabled endpoint. 400 when `since` is in the future or `until` is before `since`; 404 when you have no endpoint with that id.
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Re-sends at once the deliveries of [since, until] that did not succeed (retries still waiting included) and the events the endpoint was not sent, at most 5000 of each per call; enables a disabled endpoint. 400 when `since` is in the future or `until` is before `since`; 404 when you have no endpoint with that id.
          */
         post: operations["recoverWebhookDeliveries"];
         delete?: never;
@@ -689,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed webhook.test event now
-         * @description Your own API key or access token (any partner). Answers how the endpoint took it; the attempt is in the delivery log. A failing endpoint is a 200 with status failed, never retried. 404 when you have no endpoint with that id.
+         * @description Your own API key or access token (any partner), or your channel API key (a `tableside` booking channel). Answers how the endpoint took it; the attempt is in the delivery log. A failing endpoint is a 200 with status failed, never retried. 404 when you have no endpoint with that id.
          */
         post: operations["testWebhookEndpoint"];
         delete?: never;
@@ -698,7 +698,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/rms/venues/{venueId}/pos-tables": {
+    "/v1/rms/venues/{externalId}/pos-tables": {
         parameters: {
             query?: never;
             header?: never;
@@ -707,7 +707,7 @@ export interface paths {
         };
         /**
          * The venue's POS tables, for your table matching
-         * @description RMS partner API key. {venueId} is your externalId of the venue; another partner's venue is a 403. The tables come from the POS (refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has no active POS connection.
+         * @description RMS partner API key. {externalId} is your externalId of the venue; another partner's venue is a 403. The tables come from the POS (refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has no active POS connection.
          */
         get: operations["listVenuePosTables"];
         put?: never;
@@ -718,7 +718,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/rms/venues/{venueId}/pos-connection": {
+    "/v1/rms/venues/{externalId}/pos-connection": {
         parameters: {
             query?: never;
             header?: never;
@@ -855,7 +855,7 @@ export interface paths {
         };
         /**
          * A venue's bookable slots for a date and party size (live from the reservation system, else its latest snapshot)
-         * @description Channel API key (a `tableside` channel). Asks the venue's reservation system (1 s), else answers its latest availability snapshot (`source`); slots starting sooner than the company's minAdvanceBooking are left out, deposits are decimals in the venue's currency. 403 when the venue is not linked to your channel; 402 `rms_not_connected` when its reservation system has not connected, `rms_unavailable` when it does not answer and no snapshot holds that date and party size, or its own refusal code (in error.details.code).
+         * @description Channel API key (a `tableside` channel). Asks the venue's reservation system (1 s), else answers its latest availability snapshot (`source`); slots starting sooner than the company's minAdvanceBooking are left out, deposits are decimals in the venue's currency (a venue without a currency cannot take a deposit: its slots that need one are left out). 403 when the venue is not linked to your channel; 402 `rms_not_connected` when its reservation system has not connected, `rms_unavailable` when it does not answer and no snapshot holds that date and party size, or its own refusal code (in error.details.code).
          */
         get: operations["bcAvailability"];
         put?: never;
@@ -877,7 +877,7 @@ export interface paths {
         put?: never;
         /**
          * Book a slot (Idempotency-Key required)
-         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is retried under it and cannot book twice). 403 when the venue is not linked to your channel.
+         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). A repeat of a key answers what the first request got even once the venue is unlinked. 403 when the venue is not linked to your channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).
          */
         post: operations["bcCreateBooking"];
         delete?: never;
@@ -920,7 +920,7 @@ export interface paths {
         get?: never;
         /**
          * Cancel a booking (a cancelled one answers 402 booking_already_cancelled)
-         * @description Channel API key (a `tableside` channel). A booking starting sooner than the company's minAdvanceBookingCancelling is 402 `outside_cancellation_window` and nothing reaches the reservation system. 403 for another channel's booking; 404 when unknown.
+         * @description Channel API key (a `tableside` channel). A booking starting sooner than the company's minAdvanceBookingCancelling is 402 `outside_cancellation_window` and nothing reaches the reservation system. A cancelled booking, or one another request is cancelling at the same time, is 402 `booking_already_cancelled` (one cancel succeeds, never two). 403 for another channel's booking; 404 when unknown.
          */
         put: operations["bcCancelBooking"];
         post?: never;
@@ -1292,6 +1292,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "booking.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was confirmed
+         * @description Its status became confirmed (the restaurant accepted it). Sent to the venue's reservation-system partner. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookBookingConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "booking.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was rejected
+         * @description Its status became rejected (the restaurant declined it). Sent to the venue's reservation-system partner. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookBookingRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "booking.no_show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was marked a no-show
+         * @description Its status became no-show. Sent to the venue's reservation-system partner. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookBookingNoShow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "booking.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was completed
+         * @description Its status became completed (the guests left). Sent to the venue's reservation-system partner. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookBookingCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "pos_order.opened": {
         parameters: {
             query?: never;
@@ -1406,6 +1486,166 @@ export interface webhooks {
          * @description Sent by POST /v1/webhooks/endpoints/{id}/test to that endpoint only; never part of a subscription. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
          */
         post: operations["webhookWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was made through Tableside (booking channels)
+         * @description The reservation system accepted a booking a channel made. Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking changed (booking channels)
+         * @description Its party size, time, status, tables, notes or deposit changed. Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was cancelled (booking channels)
+         * @description Its status became canceled. Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingCanceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.seated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was seated (booking channels)
+         * @description Its status became seated (the POS order follows with the seated event). Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingSeated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was confirmed (booking channels)
+         * @description Its status became confirmed (the restaurant accepted it). Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was rejected (booking channels)
+         * @description Its status became rejected (the restaurant declined it). Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.no_show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was marked a no-show (booking channels)
+         * @description Its status became no-show. Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingNoShow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel:booking.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking was completed (booking channels)
+         * @description Its status became completed (the guests left). Sent to the booking channel the booking was made through. Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one entity may arrive out of order: data.sequence orders them.
+         */
+        post: operations["webhookChannelBookingCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1591,7 +1831,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description the event types it receives */
-            events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
+            events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
             /** @enum {unknown} */
             status: "enabled" | "disabled";
             disabledReason: ("answered_410" | "failing_5_days" | "by_partner") | null;
@@ -6940,10 +7180,7 @@ export interface operations {
                     /** @description a code from GET /v1/pat/pos-types */
                     posType: string;
                     phoneNumber?: string;
-                    /**
-                     * Format: email
-                     * @description venue contact e-mail
-                     */
+                    /** @description venue contact e-mail */
                     email?: string;
                 };
             };
@@ -8403,9 +8640,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url: string;
-                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
+                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events: string[];
                     description?: string;
                 };
@@ -8430,7 +8667,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description the event types it receives */
-                        events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
+                        events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
                         /** @enum {unknown} */
                         status: "enabled" | "disabled";
                         disabledReason: ("answered_410" | "failing_5_days" | "by_partner") | null;
@@ -8595,7 +8832,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description the event types it receives */
-                        events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
+                        events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
                         /** @enum {unknown} */
                         status: "enabled" | "disabled";
                         disabledReason: ("answered_410" | "failing_5_days" | "by_partner") | null;
@@ -8727,9 +8964,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address */
+                    /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url?: string;
-                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
+                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
                     events?: string[];
                     description?: string | null;
                     /**
@@ -8759,7 +8996,7 @@ export interface operations {
                         url: string;
                         description: string | null;
                         /** @description the event types it receives */
-                        events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
+                        events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
                         /** @enum {unknown} */
                         status: "enabled" | "disabled";
                         disabledReason: ("answered_410" | "failing_5_days" | "by_partner") | null;
@@ -9206,7 +9443,7 @@ export interface operations {
                             /** @description the webhook-id header: the same for every attempt of one event */
                             webhookId: string;
                             /** @enum {unknown} */
-                            type: "payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled" | "webhook.test";
+                            type: "payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled" | "webhook.test";
                             /**
                              * Format: int32
                              * @description 1 for the first try (recover continues the count)
@@ -9660,7 +9897,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the venue's externalId (your own id of it) */
-                venueId: string;
+                externalId: string;
             };
             cookie?: never;
         };
@@ -9801,7 +10038,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description the venue's externalId (your own id of it) */
-                venueId: string;
+                externalId: string;
             };
             cookie?: never;
         };
@@ -11330,7 +11567,6 @@ export interface operations {
                     contact: {
                         firstName: string;
                         lastName: string;
-                        /** Format: email */
                         email: string;
                         phone: string;
                         locale?: string;
@@ -11379,7 +11615,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -11505,6 +11740,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Unprocessable. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many failed authentications from this address; see Retry-After. */
             429: {
                 headers: {
@@ -11600,7 +11849,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -11791,7 +12039,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -12026,7 +12273,6 @@ export interface operations {
                         contact: {
                             firstName: string;
                             lastName: string;
-                            /** Format: email */
                             email: string;
                             phone: string;
                             locale?: string;
@@ -14681,6 +14927,538 @@ export interface operations {
             };
         };
     };
+    webhookBookingConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.confirmed";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking as Tableside holds it after the change. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the same
+                         */
+                        bookingId: string;
+                        rmsBookingId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        /** @description the venue's externalId (the reservation system's venue id) */
+                        rmsVenueId: string;
+                        channel: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        } | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        date: string;
+                        areaId: string | null;
+                        tables: string[] | null;
+                        /** @description as the channel gave it */
+                        contact: {
+                            firstname: string;
+                            lastname: string;
+                            email: string;
+                            telephone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBookingRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.rejected";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking as Tableside holds it after the change. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the same
+                         */
+                        bookingId: string;
+                        rmsBookingId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        /** @description the venue's externalId (the reservation system's venue id) */
+                        rmsVenueId: string;
+                        channel: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        } | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        date: string;
+                        areaId: string | null;
+                        tables: string[] | null;
+                        /** @description as the channel gave it */
+                        contact: {
+                            firstname: string;
+                            lastname: string;
+                            email: string;
+                            telephone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBookingNoShow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.no_show";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking as Tableside holds it after the change. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the same
+                         */
+                        bookingId: string;
+                        rmsBookingId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        /** @description the venue's externalId (the reservation system's venue id) */
+                        rmsVenueId: string;
+                        channel: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        } | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        date: string;
+                        areaId: string | null;
+                        tables: string[] | null;
+                        /** @description as the channel gave it */
+                        contact: {
+                            firstname: string;
+                            lastname: string;
+                            email: string;
+                            telephone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBookingCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.completed";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking as Tableside holds it after the change. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description the same
+                         */
+                        bookingId: string;
+                        rmsBookingId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        /** @description the venue's externalId (the reservation system's venue id) */
+                        rmsVenueId: string;
+                        channel: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        } | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        date: string;
+                        areaId: string | null;
+                        tables: string[] | null;
+                        /** @description as the channel gave it */
+                        contact: {
+                            firstname: string;
+                            lastname: string;
+                            email: string;
+                            telephone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhookPosOrderOpened: {
         parameters: {
             query?: never;
@@ -15135,6 +15913,1006 @@ export interface operations {
                         entityId: string;
                         /** @description a test event has no sequence */
                         sequence: null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.created";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.updated";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingCanceled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.canceled";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingSeated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.seated";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.confirmed";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.rejected";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingNoShow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.no_show";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once and a webhook.endpoint_disabled event is recorded; nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: the next attempt waits for the Retry-After header of the answer (seconds or an HTTP date, at most 24 h), as after a 502 or 504. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery succeeded (the body of the answer is ignored). */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s, failed: retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); an endpoint failing for 5 days is disabled. Deliveries that failed can be sent again with POST /v1/webhooks/endpoints/{id}/recover. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannelBookingCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the message id: the same on every retry and replay of one event to one endpoint (use it to drop duplicates) */
+                "webhook-id": string;
+                /** @description when this attempt was signed, Unix seconds; refuse one far from your clock (Standard Webhooks: 5 minutes) */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the secret (without its whsec_ prefix, base64-decoded)>; two, space-separated, for 24 h after a secret rotation: accept the message if either verifies */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "booking.completed";
+                    /**
+                     * Format: date-time
+                     * @description when the event happened (ISO 8601, UTC); the same on every retry
+                     */
+                    timestamp: string;
+                    /** @description The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description Tableside's venue id
+                         */
+                        venueId: string;
+                        channelId: string | null;
+                        status: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /** Format: int32 */
+                        partySize: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        start: string;
+                        /** @description as you gave it */
+                        contact: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            phone: string;
+                            locale?: string;
+                        };
+                        notes: string | null;
+                        deposit: {
+                            /** @description the deposit, a decimal in the venue's currency */
+                            amount: number;
+                            /**
+                             * Format: iso-currency
+                             * @enum {string}
+                             */
+                            currency: "AED" | "AFN" | "ALL" | "AMD" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BOV" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHE" | "CHF" | "CHW" | "CLF" | "CLP" | "CNY" | "COP" | "COU" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MXV" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "USN" | "UYI" | "UYU" | "UYW" | "UZS" | "VED" | "VES" | "VND" | "VUV" | "WST" | "XAD" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                            paid: boolean;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with offset
+                         */
+                        updatedAt: string;
+                        previousStatus: ("pending_confirmation" | "requires_payment" | "confirmed" | "rejected" | "canceled" | "no-show" | "seated" | "completed") | null;
+                        /**
+                         * @description channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)
+                         * @enum {unknown}
+                         */
+                        changedBy: "channel" | "venue" | "system";
+                        /**
+                         * Format: uuid
+                         * @description Tableside's booking id
+                         */
+                        entityId: string;
+                        /**
+                         * Format: int64
+                         * @description the event's place among this entity's events (1, 2, …): order by it what arrives out of order
+                         */
+                        sequence: number;
                     };
                 };
             };

@@ -9,6 +9,7 @@ import type { TlsMaterial } from '../lib/tls.ts';
 import { PosClients } from '../pos/pos-client.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { RmsClients } from '../rms/rms-client.ts';
+import type { Authenticator } from '../server/auth.ts';
 import { createPlatform } from '../server/platform.ts';
 import { ERROR_MAPPINGS } from './errors.ts';
 import { mountRoutes } from './routes.ts';
@@ -41,12 +42,32 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const { services, jobs } = buildServices({ config, db, clock, log, posTypes, posClients, rmsClients });
   const limiter = new FailureLimiter(config.authFailureLimitPerMin);
   const fastify = await createPlatform({
-    config, db, tls, log, authenticator: services.auth, throttle: limiter, errorMappings: ERROR_MAPPINGS,
+    config, db, tls, log, authenticator: withChannelKeys(services), throttle: limiter, errorMappings: ERROR_MAPPINGS,
     // The document's OpenAPI 3.1 `webhooks` section: one entry per event type the service sends.
     webhooks: webhookDocument(),
   });
   fastify.addHook('onClose', async () => posClients.close());
   fastify.addHook('onClose', async () => rmsClients.close());
+  fastify.addHook('onClose', async () => services.googleRtu.close());
   await mountRoutes(fastify, services, { posTypes, limiter });
   return { fastify, services, jobs };
+}
+
+/**
+ * The platform's authenticator: partners' credentials (src/auth), and a `tableside` booking channel's
+ * API key where a route takes either (the webhooks API, DESIGN 8.7a). A google-v3 channel has no API
+ * key, only Basic credentials, so it never authenticates here.
+ */
+function withChannelKeys(services: Services): Authenticator {
+  const { auth, channelAccess } = services;
+  return {
+    authenticateKey: (key) => auth.authenticateKey(key),
+    authenticateToken: (token) => auth.authenticateToken(token),
+    async authenticateChannelKey(key) {
+      const outcome = await channelAccess.authenticateKey(key);
+      if (!outcome.ok) return outcome;
+      if (outcome.channel.protocol !== 'tableside') return { ok: false, failure: 'unknown' };
+      return { ok: true, channel: { channelId: outcome.channel.id, channelName: outcome.channel.name } };
+    },
+  };
 }

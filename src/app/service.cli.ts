@@ -41,11 +41,17 @@ function startBanner(service: RunningService, config: Config): string[] {
     `  content API key (/v1/rms):        ${s.apiKey}`,
     `  access token (/v1/pat, /v1/pos):  ${s.accessToken}`,
     `  client id / secret (/oauth/token): ${s.clientId} / ${s.clientSecret}`,
-    `  venues: ${s.venueIds.length ? s.venueIds.join(', ') : '(none yet)'}`,
+    // Every venue /v1/pat/venues answers: the two POS venues and the seating venue.
+    `  pay-at-table venues: ${patVenues(s)}`,
     `Try: curl -k ${service.url}/v1/pat/venues -H "Authorization: Bearer ${s.accessToken}"`,
     `Webhooks (docs/webhooks.md): curl -k ${service.url}/v1/webhooks/endpoints -H "Authorization: Bearer ${s.accessToken}" ` +
       `-H 'content-type: application/json' -d '{"url":"https://localhost:9443/hooks","events":["payment.confirmed","order.closed"]}'`,
   ];
+}
+
+function patVenues(s: NonNullable<RunningService['sandbox']>): string {
+  const all = [...s.venues.map((v) => `${v.id} (${v.name})`), ...(s.seating ? [`${s.seating.venueId} (${s.seating.externalId}, seating)`] : [])];
+  return all.length ? all.join(', ') : '(none yet)';
 }
 
 /** Runs until SIGTERM or SIGINT, then shuts the service down in order. */

@@ -111,17 +111,20 @@ async function startSimulators(config: Config, steps: Shutdown['steps']) {
   return { posTypes, simulator, rmsSimulator };
 }
 
-/** Starts taking requests; answers the service's own URL. */
-async function listen(app: App, config: Config, releasePort: () => Promise<void>): Promise<{ url: string; port: number }> {
+/** The service's own URL on the port it will listen on (withPort has made PORT=0 a real port). */
+function serviceUrl(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `https://${host}:${config.port}`;
+}
+
+/** Starts taking requests. */
+async function listen(app: App, config: Config, releasePort: () => Promise<void>): Promise<void> {
   // The server is HTTPS-only; Fastify's own listen line would say http://, so it is replaced.
   // Fastify compiles its routes' schemas in ready(), hundreds of ms: done first, so the reserved
   // port is free only for the instant between its release and the listen.
   await app.fastify.ready();
   await releasePort();
   await app.fastify.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `HTTPS listener bound to ${address.replace(/^http:/, 'https:')}` });
-  const port = (app.fastify.server.address() as AddressInfo).port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
-  return { url: `https://${host}:${port}`, port };
 }
 
 async function startAdmin(config: Config, store: Store, app: App, log: Logger): Promise<ShutdownStep> {
@@ -213,10 +216,14 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     const runner = new JobRunner({ db: store.db, clock, log, pollMs: config.jobPollMs });
     for (const [kind, definition] of Object.entries(app.jobs)) runner.register(kind, definition);
 
-    const { url, port } = await listen(app, config, releasePort);
+    const url = serviceUrl(config);
+    // Seeded before the listen: once /healthz answers, sandbox.json is complete (issue 30: a script
+    // that waits for health then reads the file). Seeding calls the simulators, never this service.
+    const sandbox = config.sandbox ? await seedSandbox({ config, store, clock, log, app, posTypes, url, simulator, rmsSimulator }) : null;
+    await listen(app, config, releasePort);
+    const port = config.port;
     steps.http = () => app.fastify.close();
     if (store.embedded) steps.admin = await startAdmin(config, store, app, log);
-    const sandbox = config.sandbox ? await seedSandbox({ config, store, clock, log, app, posTypes, url, simulator, rmsSimulator }) : null;
     if (opts.startJobs !== false) {
       await runner.start();
       steps.jobs = () => runner.stop();

@@ -8,8 +8,10 @@ import { createAreasService } from '../content/areas.service.ts';
 import { createBrandsService } from '../content/brands.service.ts';
 import { createChannelAccessService } from '../channels/access.service.ts';
 import { createChannelApiService } from '../channels/channel-api.service.ts';
+import { channelWebhookListener } from '../channels/channel-events.ts';
 import { createV3Service } from '../channels/google-booking-server.service.ts';
 import { createFeedsService } from '../channels/google-feeds.service.ts';
+import { createGoogleRtuService, GOOGLE_SEALING_KEY_SETTING } from '../channels/google-rtu.service.ts';
 import { createChannelsService } from '../content/channels.service.ts';
 import { createCompaniesService } from '../content/companies.service.ts';
 import { createVenuesService } from '../content/venues.service.ts';
@@ -74,6 +76,7 @@ export function buildServices(deps: ServiceDeps) {
     [SEATING_JOB]: seated.seating.job(),
     ...reservations.bookings.jobs(),
     ...reservations.notices.jobs(),
+    ...bookingChannels.googleRtu.jobs(),
   };
 
   return {
@@ -156,7 +159,7 @@ function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) 
   const bookingServices = createBookingServicesService({
     db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
   });
-  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs });
+  const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs, secretsKey: config.secretsKey });
   const notices = createNoticesService({ db, clock, log, bookings });
   const feed = createFeedService({ db, clock, log });
   const availability = createAvailabilityService({ db, bookingServices, feed });
@@ -167,18 +170,25 @@ function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) 
 function buildWebhooks({ config, db, clock, log }: ServiceDeps) {
   const sealer = createSealer({ db, clock, secretsKey: config.secretsKey, setting: SIGNING_SECRETS_KEY_SETTING });
   const allowPrivateTargets = config.allowPrivateTargets;
-  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets });
-  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets });
+  const webhookDelivery = createWebhookDelivery({ db, clock, log, sealer, sender: createSender({ allowPrivate: allowPrivateTargets }), allowPrivateTargets, sandbox: config.sandbox });
+  const webhookEndpoints = createEndpointsService({ db, clock, sealer, delivery: webhookDelivery, allowPrivateTargets, sandbox: config.sandbox });
   return { webhookDelivery, webhookEndpoints };
 }
 
 /** Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds. */
-function buildBookingChannels({ db, clock }: ServiceDeps, { bookings, availability, feed }: ReturnType<typeof buildReservations>) {
+function buildBookingChannels({ config, db, clock, log }: ServiceDeps, { bookings, availability, feed }: ReturnType<typeof buildReservations>) {
   const channelAccess = createChannelAccessService({ db, clock });
   const channelApi = createChannelApiService({ db, clock, bookings, availability });
+  // A booking made through a channel: each recorded change reaches that channel's endpoints (8.7a).
+  bookings.onChange(channelWebhookListener());
   const v3 = createV3Service({ db, clock, api: channelApi, availability });
   const channelFeeds = createFeedsService({ db, clock, feed });
-  return { channelAccess, channelApi, v3, channelFeeds };
+  // Google's real-time updates (DESIGN 8.7b) hear every recorded booking change and completed feed.
+  const sealer = createSealer({ db, clock, secretsKey: config.secretsKey, setting: GOOGLE_SEALING_KEY_SETTING });
+  const googleRtu = createGoogleRtuService({ db, clock, log, sealer, bookings, availability, feed });
+  bookings.onChange((tx, change) => googleRtu.onBookingChange(tx, change));
+  feed.onComplete((tx, done) => googleRtu.onFeedComplete(tx, done));
+  return { channelAccess, channelApi, v3, channelFeeds, googleRtu };
 }
 
 export type Services = ReturnType<typeof buildServices>['services'];

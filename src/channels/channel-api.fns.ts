@@ -15,13 +15,18 @@ export function bookableSlots(slots: readonly Slot[], now: Date, minAdvanceS: nu
 /** Whether there is at least `minS` seconds' notice before `start`. */
 export const hasNotice = (start: Date, now: Date, minS: number) => start.getTime() - now.getTime() >= minS * 1000;
 
-export function slotView(slot: Slot, durationSec: number | null, currency: string) {
+/** Whether a slot can be offered at a venue: one that needs a deposit only where the venue has a currency to state it in. */
+export const offerable = (slot: Slot, currency: string | null) => !slot.deposit || currency !== null;
+
+/** An offerable slot as a channel sees it (`currency`: the venue's; a slot with a deposit needs one). */
+export function slotView(slot: Slot, durationSec: number | null, currency: string | null) {
+  if (slot.deposit && currency === null) throw new Error('a slot with a deposit at a venue without a currency is not offerable');
   return {
     start: slot.start.toISOString(),
     durationSec,
     openSpots: slot.openSpots,
     // 8.2's minor units become the venue's decimal (CHN-22): 1500 EUR minor is 15.00.
-    deposit: slot.deposit ? { amount: toWire(slot.depositAmount, currency), currency } : null,
+    deposit: slot.deposit && currency !== null ? { amount: toWire(slot.depositAmount, currency), currency } : null,
     requiresCc: slot.requiresCc,
   };
 }

@@ -34,7 +34,8 @@ export const bcRoutes: FastifyPluginAsyncTypebox<{ api: ChannelApiService; acces
       summary: "A venue's bookable slots for a date and party size (live from the reservation system, else its latest snapshot)",
       description:
         'Channel API key (a `tableside` channel). Asks the venue\'s reservation system (1 s), else answers its latest availability snapshot (`source`); slots ' +
-        "starting sooner than the company's minAdvanceBooking are left out, deposits are decimals in the venue's currency. 403 when the venue is " +
+        "starting sooner than the company's minAdvanceBooking are left out, deposits are decimals in the venue's currency (a venue without a " +
+        'currency cannot take a deposit: its slots that need one are left out). 403 when the venue is ' +
         'not linked to your channel; 402 `rms_not_connected` when its reservation system has not connected, `rms_unavailable` when it does not ' +
         'answer and no snapshot holds that date and party size, or its own refusal code (in error.details.code).',
       params: VenueParams, querystring: AvailabilityQuery, response: { 200: BcAvailability, ...errorResponses('platform', BUSINESS) },
@@ -49,8 +50,12 @@ export const bcRoutes: FastifyPluginAsyncTypebox<{ api: ChannelApiService; acces
         'body is a 409. A slot starting sooner than the company\'s minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the ' +
         'reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, ' +
         'outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the ' +
-        'same key (the create is retried under it and cannot book twice). 403 when the venue is not linked to your channel.',
-      headers: IdempotencyHeaders, body: CreateBookingBody, response: { 200: BcBooking, ...errorResponses('platform', [...BUSINESS, 409, 413, 415]) },
+        'same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the ' +
+        'reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with ' +
+        'details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). ' +
+        'A repeat of a key answers what the first request got even once the venue is unlinked. 403 when the venue is not linked to your ' +
+        'channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).',
+      headers: IdempotencyHeaders, body: CreateBookingBody, response: { 200: BcBooking, ...errorResponses('platform', [...BUSINESS, 409, 413, 415, 422]) },
     },
   }, async (request) => api.create(channelOf(request), request.headers['idempotency-key'], request.body));
 
@@ -78,7 +83,8 @@ export const bcRoutes: FastifyPluginAsyncTypebox<{ api: ChannelApiService; acces
       ...common, operationId: 'bcCancelBooking', summary: 'Cancel a booking (a cancelled one answers 402 booking_already_cancelled)',
       description:
         'Channel API key (a `tableside` channel). A booking starting sooner than the company\'s minAdvanceBookingCancelling is 402 `outside_cancellation_window` ' +
-        "and nothing reaches the reservation system. 403 for another channel's booking; 404 when unknown.",
+        "and nothing reaches the reservation system. A cancelled booking, or one another request is cancelling at the same time, is 402 " +
+        "`booking_already_cancelled` (one cancel succeeds, never two). 403 for another channel's booking; 404 when unknown.",
       params: BookingParams, response: { 200: BcBooking, ...errorResponses('platform', [...BUSINESS, 404, 409]) },
     },
   }, async (request) => api.cancel(channelOf(request), request.params.bookingId));

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { pageQuery, PageTotal } from '../lib/pagination.ts';
 import { BOOKING_STATUSES, MAX_NOTES, MAX_PARTY_SIZE, MAX_SLOTS } from '../rms/rms-client.fns.ts';
 import {
-  CountryCode, CurrencyCode, DateText, DateTime, INT32_MAX, Int32, Nullable, Str, Timestamp, TimeZone, Uuid,
+  CountryCode, CurrencyCode, DateText, DateTime, Email, INT32_MAX, Int32, Nullable, Str, Timestamp, TimeZone, Uuid,
 } from '../server/schemas.ts';
 
 // The channel API's shapes (DESIGN 8.4a): validation, types and OpenAPI from one source. Ids are
@@ -64,7 +64,7 @@ export const BcAvailability = Type.Object({
 export const Contact = Type.Object({
   firstName: Name(100),
   lastName: Name(100),
-  email: Type.String({ format: 'email', maxLength: 254 }),
+  email: Email(254),
   phone: Type.String({ minLength: 3, maxLength: 40, pattern: '^[+0-9 ()./-]+$' }),
   locale: Type.Optional(Type.String({ minLength: 2, maxLength: 20, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$' })),
 });

@@ -8,7 +8,7 @@ import type { BookingsService } from '../rms/bookings.service.ts';
 import { RmsError } from '../rms/rms-client.ts';
 import type { ChannelIdentity } from './access.repository.ts';
 import {
-  bookableSlots, fromRmsContact, hasNotice, notesFor, requestFingerprint, scopedKey, slotView, toRmsContact, type ChannelContact,
+  bookableSlots, fromRmsContact, hasNotice, notesFor, offerable, requestFingerprint, scopedKey, slotView, toRmsContact, type ChannelContact,
 } from './channel-api.fns.ts';
 import { bookableVenue, countLinkedVenues, listLinkedVenues, type BookableVenue } from './channel-api.repository.ts';
 
@@ -31,6 +31,10 @@ export interface ChannelBookingBody {
 const MESSAGES: Record<string, string> = {
   rms_not_connected: "The venue's reservation system has not connected its booking services; it cannot take bookings yet.",
   rms_unavailable: "The venue's reservation system did not answer in time; retry later with the same Idempotency-Key.",
+  rms_unavailable_final:
+    "The venue's reservation system did not answer for 15 minutes: this booking was not made and will not be (a booking of it found at the " +
+    'reservation system is cancelled). Book again with a new Idempotency-Key.',
+  no_currency: 'This venue has no currency set, so it cannot take a deposit through Tableside; book without a paymentToken, or ask the venue to set its currency.',
   outside_booking_window: "The slot starts sooner than the venue's minimum booking notice.",
   outside_cancellation_window: "The booking starts sooner than the venue's minimum cancellation notice; it can no longer be cancelled online.",
   booking_already_cancelled: 'The booking is already cancelled.',
@@ -49,6 +53,8 @@ export function fromRmsError(err: unknown): unknown {
   if (err.kind === 'conflict') return new AppError('conflict', 'The reservation system saw this request before with a different body.');
   return channelFailure('rms_unavailable');
 }
+
+const notBookable = () => forbidden('This venue is not bookable through your channel (it is not linked to it).');
 
 export function bookingOut(b: BookingView) {
   return {
@@ -78,7 +84,7 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
   /** The venue, if linked to the channel; 403 otherwise (an unknown id too: topology is not leaked). */
   async function linkedVenue(channel: ChannelIdentity, venueId: string): Promise<BookableVenue> {
     const v = await bookableVenue(db.kysely, channel.id, venueId);
-    if (!v || !v.linked) throw forbidden('This venue is not bookable through your channel (it is not linked to it).');
+    if (!v || !v.linked) throw notBookable();
     return v;
   }
 
@@ -101,30 +107,38 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
     async availability(channel: ChannelIdentity, venueId: string, date: string, partySize: number) {
       const venue = await linkedVenue(channel, venueId);
       const a = await availability.forVenue(venue.id, date, partySize).catch(rethrow);
-      const slots = bookableSlots(a.slots, clock.now(), venue.minAdvanceBooking);
-      return { venueId: venue.id, date, partySize, source: a.source, slots: slots.map((s) => slotView(s, a.duration, venue.currency ?? 'EUR')) };
+      // A venue without a currency cannot take a deposit (its amount could be stated in no currency):
+      // its slots that need one are not offered, never shown in a guessed currency.
+      const slots = bookableSlots(a.slots, clock.now(), venue.minAdvanceBooking).filter((s) => offerable(s, venue.currency));
+      return { venueId: venue.id, date, partySize, source: a.source, slots: slots.map((s) => slotView(s, a.duration, venue.currency)) };
     },
 
     async create(channel: ChannelIdentity, idempotencyKey: string, body: ChannelBookingBody): Promise<ChannelBooking> {
-      const venue = await linkedVenue(channel, body.venueId);
+      // Idempotency first: a repeat of a key answers what the first request got, even once the venue
+      // is unlinked; only a new booking meets the link, currency and notice checks (in `admit`).
+      const venue = await bookableVenue(db.kysely, channel.id, body.venueId);
       const start = new Date(body.start);
       const result = await bookings.create({
         admit: () => {
+          if (!venue?.linked) throw notBookable();
+          if (body.paymentToken && !venue.currency) throw new AppError('unprocessable', MESSAGES.no_currency!, { code: 'no_currency' });
           if (!hasNotice(start, clock.now(), venue.minAdvanceBooking)) throw channelFailure('outside_booking_window');
         },
-        venueId: venue.id,
+        venueId: body.venueId,
         channel: { id: channel.id, name: channel.name },
         partySize: body.partySize,
         date: start,
         areaId: body.areaId ?? null,
         contact: toRmsContact(body.contact),
-        notes: notesFor(body.notes, channel.name, venue.includeSourceInNotes),
+        notes: notesFor(body.notes, channel.name, venue?.includeSourceInNotes ?? false),
         ...(body.paymentToken ? { paymentToken: body.paymentToken } : {}),
         idempotencyKey: scopedKey(channel.id, idempotencyKey),
         requestHash: requestFingerprint(body),
       }).catch(rethrow);
-      // Outcome unknown: the create is retried durably under the same key; a retry of this request
-      // with the same Idempotency-Key answers the booking once the RMS has (it cannot book twice).
+      // Given up after 15 minutes without an answer (DESIGN 8.8b): that failure, from now on.
+      if (result.failed) throw channelFailure('rms_unavailable', MESSAGES.rms_unavailable_final, { bookingId: result.booking.id, final: true });
+      // Outcome unknown: the create is sent again under the same key; a retry of this request with
+      // the same Idempotency-Key answers the booking once the RMS has (it cannot book twice).
       if (result.pending) throw channelFailure('rms_unavailable', undefined, { bookingId: result.booking.id });
       return bookingOut(result.booking);
     },

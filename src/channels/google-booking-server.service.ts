@@ -25,11 +25,13 @@ export interface V3Deps {
   availability: Pick<AvailabilityService, 'forVenue'>;
 }
 
+const UUID = /^[0-9a-f-]{36}$/i;
+
 type Outcome<T> = { ok: true; value: T } | { ok: false; cause: string; description: string };
 
 export function createV3Service({ db, clock, api, availability }: V3Deps) {
   async function merchant(channel: ChannelIdentity, merchantId: string): Promise<BookableVenue> {
-    const v = /^[0-9a-f-]{36}$/i.test(merchantId) ? await bookableVenue(db.kysely, channel.id, merchantId) : null;
+    const v = UUID.test(merchantId) ? await bookableVenue(db.kysely, channel.id, merchantId) : null;
     if (!v || !v.linked) throw forbidden('This merchant_id is not bookable through your channel.');
     return v;
   }
@@ -108,14 +110,16 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
     },
 
     async createBooking(channel: ChannelIdentity, req: CreateBookingRequest) {
-      const venue = await merchant(channel, req.slot.merchant_id);
+      // The link is checked by the channel API for a new booking only: a token already used answers
+      // its booking even once the merchant is unlinked (idempotency first).
+      if (!UUID.test(req.slot.merchant_id)) throw forbidden('This merchant_id is not bookable through your channel.');
       if (req.slot.service_id !== undefined && req.slot.service_id !== SERVICE_ID) throw badRequest(`slot.service_id must be "${SERVICE_ID}"`);
       const partySize = req.slot.resources?.party_size;
       if (!partySize) throw badRequest('slot.resources.party_size is required');
       const u = req.user_information;
       const token = req.idempotency_token ?? crypto.randomUUID();
       const body = {
-        venueId: venue.id,
+        venueId: req.slot.merchant_id,
         partySize,
         start: new Date(int64(req.slot.start_sec) * 1000).toISOString(),
         contact: { firstName: u.given_name ?? '', lastName: u.family_name ?? '', email: u.email ?? '', phone: u.telephone ?? '', ...(u.language_code ? { locale: u.language_code } : {}) },

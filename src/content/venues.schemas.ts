@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { PageTotal } from '../lib/pagination.ts';
-import { CountryCode, CurrencyCode, Nullable, Str, TimeZone, UrlText, Uuid } from '../server/schemas.ts';
+import { CountryCode, CurrencyCode, Email, Nullable, Str, TimeZone, UrlText, Uuid } from '../server/schemas.ts';
 import { ContentPage, Count, HttpUrl, IdText, LONG_TEXT_MAX, LongText, OptionalNullable, Ref, Seconds, Text } from './content.schemas.ts';
 import { TRANSLATABLE } from './translations.fns.ts';
 import { TranslationsInput } from './translations.schemas.ts';
@@ -45,7 +45,7 @@ export const Venue = Type.Object({
   city: Str(255),
   postalCode: Nullable(Str(32)),
   phoneNumber: Nullable(Str(64)),
-  email: Nullable(Type.String({ format: 'email', maxLength: 255 })),
+  email: Nullable(Email(255)),
   timezone: Nullable(TimeZone({ description: 'IANA time zone' })),
   description: Message(),
   latitude: Nullable(Latitude()),
@@ -118,7 +118,7 @@ const writable = {
   address: OptionalNullable(Text()),
   postalCode: OptionalNullable(Text({ maxLength: 32 })),
   phoneNumber: OptionalNullable(Text({ maxLength: 64 })),
-  email: OptionalNullable(Type.String({ format: 'email', maxLength: 255 })),
+  email: OptionalNullable(Email(255)),
   timezone: OptionalNullable(TimeZone()),
   description: OptionalNullable(LongText()),
   latitude: OptionalNullable(Latitude('given together with longitude: both numbers, or both null')),

@@ -100,3 +100,17 @@ export function emitting(
             ${jobCte(`${name}_job`, { kind: OUTBOX_EVENT_JOB, runAt: now, payload: { eventId: id } }, now, `${name}_event`)}`;
   return { id, ctes, notify: notifyJobs(`${name}_job`) };
 }
+
+/**
+ * Makes a booking channel a second audience of an event written in this transaction (DESIGN 8.7a):
+ * the channel the event's booking was made through, with the view of it that channel may see. One
+ * row, one sequence, two views: partners' endpoints read `data`, the channel's read `channel_data`.
+ * Nothing happens when no channel has that id (a booking made through no channel Tableside knows).
+ * The event's fan-out job was written with it, so no deliverer reads the row before this commits.
+ */
+export async function addChannelAudience(tx: Executor, eventId: string, channelId: string, data: Record<string, unknown>): Promise<boolean> {
+  const result = await sql`
+    UPDATE outbox o SET channel_id = c.id, channel_data = ${JSON.stringify(data)}::jsonb
+    FROM booking_channels c WHERE o.id = ${eventId} AND c.id::text = ${channelId}`.execute(tx);
+  return Number(result.numAffectedRows ?? 0) === 1;
+}

@@ -100,7 +100,20 @@ export const systemResolver: Resolver = (host) =>
 export interface OutboundUrlOptions {
   /** ALLOW_PRIVATE_TARGETS: loopback and private addresses are allowed (tests, sandbox). */
   allowPrivate: boolean;
+  /**
+   * Sandbox mode only (webhook endpoints): plain http:// to localhost, 127.0.0.1 or [::1] is accepted,
+   * so a partner's receiver on its own machine needs no certificate. Never set in production.
+   */
+  plainLoopback?: boolean;
   resolver?: Resolver;
+}
+
+/** The hosts `plainLoopback` lets a sandbox call over plain HTTP: this machine only. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** http:// on a loopback host, in sandbox mode: the traffic never leaves the machine, so TLS adds nothing there. */
+function isPlainLoopback(url: URL, opts: OutboundUrlOptions): boolean {
+  return opts.plainLoopback === true && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
 export type OutboundUrlCheck = { ok: true; url: URL } | { ok: false; problem: string };
@@ -116,7 +129,9 @@ export async function checkOutboundUrl(raw: string, opts: OutboundUrlOptions): P
   } catch {
     return { ok: false, problem: 'must be an absolute URL' };
   }
-  if (url.protocol !== 'https:') return { ok: false, problem: 'must be an https URL' };
+  if (url.protocol !== 'https:' && !isPlainLoopback(url, opts)) {
+    return { ok: false, problem: opts.plainLoopback ? 'must be an https URL (or, in the sandbox, http://localhost, http://127.0.0.1 or http://[::1])' : 'must be an https URL' };
+  }
   if (url.username || url.password) return { ok: false, problem: 'must not carry credentials; send them in their own field' };
   if (opts.allowPrivate) return { ok: true, url };
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

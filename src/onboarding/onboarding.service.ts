@@ -62,7 +62,7 @@ export function createOnboardingService({ db, clock, log, posTypes, connections,
     /**
      * Opens an onboarding request for a venue, in the caller's transaction: the link the restaurant
      * opens to connect its POS location (a pay-at-table venue at creation, an RMS venue through
-     * POST /v1/rms/venues/{venueId}/pos-connection). The secret is shown once, in the link.
+     * POST /v1/rms/venues/{externalId}/pos-connection). The secret is shown once, in the link.
      */
     async open(tx: Executor, venueId: string, posType: string, now: Date): Promise<OnboardingLink> {
       const requestId = uuidv7();

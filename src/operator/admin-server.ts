@@ -34,7 +34,7 @@ export async function startAdminServer(opts: { dataDir: string; tls: TlsMaterial
       req.resume();
       return reply(401, { error: { status: 401, message: 'admin secret missing or wrong' } });
     }
-    const match = /^\/admin\/commands\/([a-z.]+)$/.exec(req.url ?? '');
+    const match = /^\/admin\/commands\/([a-z.-]+)$/.exec(req.url ?? '');
     if (req.method !== 'POST' || !match || !isCommandName(match[1])) {
       req.resume();
       return reply(404, { error: { status: 404, message: 'no such admin command' } });

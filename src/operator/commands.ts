@@ -1,6 +1,7 @@
 import { parseAccess, type AuthService } from '../auth/auth.service.ts';
 import { isChannelSecret, PROTOCOLS, type ChannelAccessService } from '../channels/access.service.ts';
 import type { FeedsService } from '../channels/google-feeds.service.ts';
+import type { GoogleRtuService } from '../channels/google-rtu.service.ts';
 import type { ChannelsService } from '../content/channels.service.ts';
 import type { Db } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
@@ -19,6 +20,7 @@ export interface OperatorServices {
   channels: Pick<ChannelsService, 'create'>;
   channelAccess: Pick<ChannelAccessService, 'issue' | 'revoke'>;
   channelFeeds: Pick<FeedsService, 'export'>;
+  googleRtu: Pick<GoogleRtuService, 'configure' | 'attempts'>;
   connections: Pick<ConnectionsService, 'suspend' | 'resume'>;
 }
 
@@ -79,6 +81,18 @@ export const COMMANDS = {
   // Google's feeds of a google-v3 channel, written as files (DESIGN 8.4c); `out` is absolute (google-feeds.cli.ts).
   async 'feeds.export'({ services }: CommandDeps, args: Args) {
     return services.channelFeeds.export(text(args, 'channel'), text(args, 'out'), optionalInt(args, 'shardSize'));
+  },
+  // Google's real-time updates of a google-v3 channel (DESIGN 8.7b): `serviceAccount` is the key
+  // file's text (read by google-rtu.cli.ts); the answer never carries the private key.
+  async 'channel.google-rtu'({ services }: CommandDeps, args: Args) {
+    const optional = (name: string) => (args[name] === undefined || args[name] === null ? undefined : String(args[name]));
+    return services.googleRtu.configure({
+      channel: text(args, 'channel'), partnerId: optional('partnerId'), serviceAccount: optional('serviceAccount'),
+      apiBase: optional('apiBase'), disable: args.disable === true,
+    });
+  },
+  async 'channel.google-rtu-log'({ services }: CommandDeps, args: Args) {
+    return services.googleRtu.attempts(text(args, 'channel'), optionalInt(args, 'limit'));
   },
   // A venue's POS connection, switched off and on by the operator (a suspended venue is
   // temporarily unavailable to pay-at-table and analytics).

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { PageTotal, pageQuery } from '../lib/pagination.ts';
-import { CountryCode, CurrencyCode, Nullable, Str, TimeZone, UrlText, Uuid } from '../server/schemas.ts';
+import { CountryCode, CurrencyCode, Email, Nullable, Str, TimeZone, UrlText, Uuid } from '../server/schemas.ts';
 import { POS_MAX_TABLES, PosCode, PosText } from '../pos/pos-limits.ts';
 
 // A venue in the pay-at-table scope may be a pay-at-table venue (created here: name <= 200, city
@@ -54,7 +54,7 @@ export const CreatePatVenueBody = Type.Object({
   currency: CurrencyCode({ description: 'ISO 4217' }),
   posType: Text(40, 'a code from GET /v1/pat/pos-types'),
   phoneNumber: Type.Optional(Str(40)),
-  email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'venue contact e-mail' })),
+  email: Type.Optional(Email(254, { description: 'venue contact e-mail' })),
 });
 export type CreatePatVenueBody = Static<typeof CreatePatVenueBody>;
 

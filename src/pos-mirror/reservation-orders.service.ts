@@ -101,7 +101,7 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     const unknown = unknownTables(input.tables, posIds);
     if (unknown.length === 0) return;
     throw validationFailed(
-      { tables: [`not tables of this venue's POS: ${unknown.join(', ')} (GET /v1/rms/venues/{venueId}/pos-tables lists them)`] },
+      { tables: [`not tables of this venue's POS: ${unknown.join(', ')} (GET /v1/rms/venues/{externalId}/pos-tables lists them)`] },
       `Tables ${unknown.join(', ')} are not tables of this venue's POS; nothing was sent to the POS.`,
     );
   }

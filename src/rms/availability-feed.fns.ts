@@ -60,3 +60,21 @@ export function readRecord(raw: unknown, index: number): FeedRecord | [string, s
 export function slotWire(s: Slot) {
   return { startSec: Math.floor(s.start.getTime() / 1000), totalSpots: s.totalSpots, openSpots: s.openSpots, deposit: s.deposit, depositAmount: s.depositAmount, requiresCc: s.requiresCc };
 }
+
+/** When a feed was generated and when its first shard arrived (Tableside's clock). */
+export interface FeedAge {
+  feedDate: Date | null;
+  firstReceivedAt: Date | null;
+}
+
+/**
+ * Whether a feed completing now is older than the current snapshot's, so it must not replace it
+ * (a late feed never steps back). Two dated feeds compare their `metadata.date`; when either has
+ * none, the time its first shard arrived stands for it (both on Tableside's clock). Unknown (a
+ * snapshot from before migration 020 without a date): not older, as before.
+ */
+export function isOlderFeed(completing: FeedAge, current: FeedAge): boolean {
+  if (completing.feedDate && current.feedDate) return completing.feedDate < current.feedDate;
+  if (completing.firstReceivedAt && current.firstReceivedAt) return completing.firstReceivedAt < current.firstReceivedAt;
+  return false;
+}

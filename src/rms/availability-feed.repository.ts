@@ -5,9 +5,14 @@ import { slotWire } from './availability-feed.fns.ts';
 
 // SQL of the availability feed (migration 010): shards staged per nonce, the partner's snapshot.
 
-/** Serialises the shards of one nonce (across processes): the last one in completes the feed. */
-export async function lockNonce(tx: Executor, partnerId: string, nonce: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`rms-feed:${partnerId}:${nonce}`}, 0))`.execute(tx);
+/**
+ * Serialises every shard of the partner's feeds (across processes): the last shard of a nonce
+ * completes it, and two nonces completing at once replace the snapshot one after the other
+ * (DESIGN 8.8d). Per nonce was not enough: under READ COMMITTED the second replace's DELETE does
+ * not see the rows the first inserted, and the snapshot became both nonces' records.
+ */
+export async function lockPartnerFeed(tx: Executor, partnerId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`rms-feed:${partnerId}`}, 0))`.execute(tx);
 }
 
 /** Forgets the partner's feeds left incomplete: no shard for a day. */
@@ -45,7 +50,7 @@ export async function dropNonce(tx: Executor, partnerId: string, nonce: string):
 }
 
 /** Replaces the partner's availability with the nonce's records; returns the snapshot's counts. */
-export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: string, feedDate: Date | null, now: Date): Promise<{ records: number; venues: number }> {
+export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: string, feedDate: Date | null, firstReceivedAt: Date, now: Date): Promise<{ records: number; venues: number }> {
   await sql`DELETE FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
   await sql`INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
     SELECT partner_id, rms_venue_id, date, party_size, area_id, duration, slots FROM rms_feed_staging
@@ -53,19 +58,31 @@ export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: st
   const { rows } = await sql<{ records: number; venues: number }>`SELECT count(*)::int AS records, count(DISTINCT rms_venue_id)::int AS venues
     FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
   const { records, venues } = rows[0]!;
-  await sql`INSERT INTO rms_feed_snapshots (partner_id, nonce, feed_date, records, venues, completed_at)
-    VALUES (${partnerId}, ${nonce}, ${feedDate}, ${records}, ${venues}, ${now})
+  await sql`INSERT INTO rms_feed_snapshots (partner_id, nonce, feed_date, records, venues, completed_at, first_received_at)
+    VALUES (${partnerId}, ${nonce}, ${feedDate}, ${records}, ${venues}, ${now}, ${firstReceivedAt})
     ON CONFLICT (partner_id) DO UPDATE SET nonce = excluded.nonce, feed_date = excluded.feed_date, records = excluded.records,
-      venues = excluded.venues, completed_at = excluded.completed_at`.execute(tx);
+      venues = excluded.venues, completed_at = excluded.completed_at, first_received_at = excluded.first_received_at`.execute(tx);
   await dropNonce(tx, partnerId, nonce);
   return { records, venues };
 }
 
-export interface SnapshotRow { nonce: string; feed_date: Date | null; records: number; venues: number; completed_at: Date }
+export interface SnapshotRow {
+  nonce: string; feed_date: Date | null; records: number; venues: number; completed_at: Date;
+  /** Null for a snapshot the release before migration 020 completed. */
+  first_received_at: Date | null;
+}
 
 export async function findSnapshot(ex: Executor, partnerId: string): Promise<SnapshotRow | null> {
-  const { rows } = await sql<SnapshotRow>`SELECT nonce, feed_date, records, venues, completed_at FROM rms_feed_snapshots WHERE partner_id = ${partnerId}`.execute(ex);
+  const { rows } = await sql<SnapshotRow>`SELECT nonce, feed_date, records, venues, completed_at, first_received_at
+    FROM rms_feed_snapshots WHERE partner_id = ${partnerId}`.execute(ex);
   return rows[0] ?? null;
+}
+
+/** When the nonce's first staged shard arrived (on Tableside's clock). */
+export async function firstReceivedOf(ex: Executor, partnerId: string, nonce: string): Promise<Date | null> {
+  const { rows } = await sql<{ at: Date | null }>`SELECT min(received_at) AS at FROM rms_feed_shards
+    WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(ex);
+  return rows[0]?.at ?? null;
 }
 
 export async function incompleteNonces(ex: Executor, partnerId: string, limit: number): Promise<Array<{ nonce: string; received: number; total: number }>> {

@@ -3,9 +3,9 @@ import type { Db, Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
-import { MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
+import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, incompleteNonces, lockNonce, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
   type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
@@ -14,14 +14,25 @@ import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 // DESIGN 8.3b: the availability feed. Each shard is checked record by record (a bad one: 400 naming
 // it, and everything of its nonce forgotten), then staged in one transaction with the shard's row;
 // the transaction of the last shard of a nonce also replaces the partner's snapshot, so readers see
-// the old snapshot or the new one, never a mix. Shards of one nonce are serialised by an advisory
-// lock (any order, any process). Large shards are checked and inserted in batches with a yield to
-// the event loop between them, so other requests keep being served.
+// the old snapshot or the new one, never a mix. Every shard of one partner is serialised by an
+// advisory lock (any order, any process), so two nonces completing at once replace the snapshot one
+// after the other and it is always exactly one nonce's records (DESIGN 8.8d). Large shards are
+// checked and inserted in batches with a yield to the event loop between them, so other requests
+// keep being served.
 
 const BATCH = 500;
 /** A feed with no new shard for this long is forgotten (the RMS sends a new one). */
 const ABANDONED_MS = 24 * 3600_000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A feed that became the partner's snapshot (DESIGN 8.3b), as its listeners hear it. */
+export interface FeedCompletion { partnerId: string; nonce: string; at: Date }
+
+/**
+ * Hears each completed feed in the transaction that makes it the snapshot (Google's real-time
+ * updates, 8.7b), so what it writes exists exactly when the snapshot does. It writes rows and jobs only.
+ */
+export type FeedCompleteListener = (tx: Executor, done: FeedCompletion) => Promise<void>;
 
 export interface FeedDeps {
   db: Db;
@@ -61,6 +72,7 @@ interface ShardReceipt {
 
 export function createFeedService(deps: FeedDeps) {
   const { db, clock, log } = deps;
+  const listeners: FeedCompleteListener[] = [];
 
   async function checkRecords(data: unknown[]): Promise<FeedRecord[] | FieldProblems> {
     const records: FeedRecord[] = [];
@@ -98,14 +110,14 @@ export function createFeedService(deps: FeedDeps) {
   /** Everything of a nonce, dropped after a bad shard: the RMS sends every shard again. */
   const forget = (partnerId: string, nonce: string) =>
     db.kysely.transaction().execute(async (tx) => {
-      await lockNonce(tx, partnerId, nonce);
+      await lockPartnerFeed(tx, partnerId);
       await dropNonce(tx, partnerId, nonce);
     });
 
   /** The shard staged under its nonce's lock; the nonce's last shard completes it in the same transaction. */
   function storeShard(partnerId: string, shard: Shard, now: Date): Promise<Stored> {
     return db.kysely.transaction().execute(async (tx): Promise<Stored> => {
-      await lockNonce(tx, partnerId, shard.nonce);
+      await lockPartnerFeed(tx, partnerId);
       await pruneAbandoned(tx, partnerId, new Date(now.getTime() - ABANDONED_MS));
       const snapshot = await findSnapshot(tx, partnerId);
       if (snapshot?.nonce === shard.nonce) return { status: 'complete', received: shard.total, counts: null };
@@ -129,18 +141,25 @@ export function createFeedService(deps: FeedDeps) {
 
   /** Every shard of the nonce is in: it replaces the partner's snapshot (availability_feed.processed). */
   async function complete(tx: Executor, partnerId: string, shard: Shard, received: number, current: SnapshotRow | null, now: Date): Promise<Stored> {
-    // A feed generated before the current snapshot's, completing late, must not step back.
-    if (current?.feed_date && shard.feedDate && shard.feedDate < current.feed_date) {
+    // A feed generated (or, undated, begun) before the current snapshot's, completing late, must not step back.
+    const firstReceivedAt = (await firstReceivedOf(tx, partnerId, shard.nonce)) ?? now;
+    if (current && isOlderFeed({ feedDate: shard.feedDate, firstReceivedAt }, { feedDate: current.feed_date, firstReceivedAt: current.first_received_at })) {
       await dropNonce(tx, partnerId, shard.nonce);
       return { status: 'superseded', received };
     }
-    const counts = await replaceSnapshot(tx, partnerId, shard.nonce, shard.feedDate, now);
+    const counts = await replaceSnapshot(tx, partnerId, shard.nonce, shard.feedDate, firstReceivedAt, now);
     const data = { nonce: shard.nonce, date: shard.feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
     await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: shard.nonce, data }, now);
+    for (const listener of listeners) await listener(tx, { partnerId, nonce: shard.nonce, at: now });
     return { status: 'complete', received, counts };
   }
 
   return {
+    /** Registers a listener of every completed feed (the composition root wires Google's). */
+    onComplete(listener: FeedCompleteListener): void {
+      listeners.push(listener);
+    },
+
     async receive(partnerId: string, body: FeedBody): Promise<ShardReceipt> {
       const { nonce, total_shards: total } = body.metadata;
       const shard = await checkShard(body);
@@ -179,7 +198,8 @@ export function createFeedService(deps: FeedDeps) {
       const snapshot = await findSnapshot(db.kysely, partnerId);
       if (!snapshot) return null;
       const rows = await snapshotRows(db.kysely, partnerId, rmsVenueId, date, partySize);
-      const row = rows.find((r) => r.area_id === areaId) ?? (areaId === null ? rows[0] : undefined);
+      // Exactly the record asked for: an area's slots are not the venue's (nor another area's).
+      const row = rows.find((r) => r.area_id === areaId);
       if (!row) return null;
       return {
         source: 'snapshot',

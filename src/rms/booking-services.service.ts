@@ -23,8 +23,8 @@ import { RmsError, type RmsClient, type RmsClients, type RmsEndpoint } from './r
  */
 const HEALTH_NOTE_MS = 60_000;
 
-/** Where the key sealing booking-services keys is kept when SECRETS_KEY is unset (db/sealing-key.ts). */
-const SEALING_KEY_SETTING = 'rms.sealing_key';
+/** The settings row of the key sealing what RMS partners' calls need at rest (their booking-services keys, channels' payment tokens). */
+export const RMS_SEALING_KEY_SETTING = 'rms.sealing_key';
 
 export interface BookingServicesDeps {
   db: Db;
@@ -40,7 +40,7 @@ export interface BookingServicesDeps {
 
 export function createBookingServicesService(deps: BookingServicesDeps) {
   const { db, clock, clients } = deps;
-  const sealer = createSealer({ db, clock, secretsKey: deps.secretsKey, setting: SEALING_KEY_SETTING });
+  const sealer = createSealer({ db, clock, secretsKey: deps.secretsKey, setting: RMS_SEALING_KEY_SETTING });
   const noted = new Map<string, { ok: boolean; atMs: number }>();
   const watchedClients = new WeakMap<RmsClient, RmsClient>();
 

@@ -29,6 +29,58 @@ export interface BookingRecord {
   updatedAt: Date;
 }
 
+// DESIGN 8.8b: a create whose outcome is unknown is sent again under its key for this long after
+// it was first recorded, then given up; a booking of it found at the RMS in the hour after is cancelled.
+export const CREATE_RESOLVE_MS = 15 * 60_000;
+export const LOOK_FOR_GIVEN_UP_MS = 60 * 60_000;
+/** How often Tableside looks for a given-up create at the RMS during that hour. */
+export const LOOK_FOR_EVERY_MS = 5 * 60_000;
+/** The longest wait between two sends of an unresolved create (the first retry comes within 10 s). */
+const CREATE_RETRY_MAX_MS = 2 * 60_000;
+
+/** Whether a create recorded at `createdAt` is past its 15 minutes and must be given up, not sent. */
+export const createIsPastDeadline = (createdAt: Date, now: Date) => now.getTime() - createdAt.getTime() >= CREATE_RESOLVE_MS;
+
+/** When to send an unresolved create again: backoff (5 s doubling to 2 min), never past its deadline. */
+export function nextCreateAttempt(createdAt: Date, now: Date, attempts: number): Date {
+  const backoff = Math.min(CREATE_RETRY_MAX_MS, 5000 * 2 ** Math.min(Math.max(attempts - 1, 0), 10));
+  return new Date(Math.min(now.getTime() + backoff, createdAt.getTime() + CREATE_RESOLVE_MS));
+}
+
+/** Whether the hour of looking for a given-up create (DESIGN 8.8b) is over. */
+export const lookingIsOver = (gaveUpAt: Date, now: Date) => now.getTime() > gaveUpAt.getTime() + LOOK_FOR_GIVEN_UP_MS;
+
+/** The next look for a given-up create at the RMS; null once its hour is over. */
+export function nextLookFor(gaveUpAt: Date, now: Date): Date | null {
+  const end = gaveUpAt.getTime() + LOOK_FOR_GIVEN_UP_MS;
+  if (now.getTime() >= end) return null;
+  return new Date(Math.min(now.getTime() + LOOK_FOR_EVERY_MS, end));
+}
+
+const LIVE_STATUSES: readonly BookingStatus[] = ['pending_confirmation', 'requires_payment', 'confirmed'];
+/** How much earlier than Tableside's record the RMS may date a booking (two clocks). */
+const CLOCK_SLACK_MS = 5 * 60_000;
+
+/**
+ * Whether an RMS booking is the one a given-up create made: the same venue, start, party size and
+ * guest (email; telephone when the RMS gives one), still holding its table, made no earlier than the
+ * create, and not a booking Tableside holds under another record (`known`: e.g. the channel's retry
+ * under a new key).
+ */
+export function isLostCreate(
+  rms: RmsBooking,
+  create: { rmsVenueId: string; start: Date; partySize: number; contact: RmsContact; createdAt: Date },
+  known: ReadonlySet<string>,
+): boolean {
+  const sameText = (a: string | undefined, b: string | undefined) => (a ?? '').trim().toLowerCase() === (b ?? '').trim().toLowerCase();
+  const digits = (t: string) => t.replace(/\D/g, '');
+  return rms.venueId === create.rmsVenueId && rms.date.getTime() === create.start.getTime() && rms.partySize === create.partySize
+    && LIVE_STATUSES.includes(rms.status) && !known.has(rms.id)
+    && rms.contact !== null && sameText(rms.contact.email, create.contact.email)
+    && (!rms.contact.telephone || digits(rms.contact.telephone) === digits(create.contact.telephone))
+    && (rms.createdAt === null || rms.createdAt.getTime() >= create.createdAt.getTime() - CLOCK_SLACK_MS);
+}
+
 /** Who made a change Tableside records (DESIGN 8.7a `changedBy`). */
 export type ChangedBy = 'channel' | 'venue' | 'system';
 
@@ -41,6 +93,8 @@ export interface RecordedBookingChange {
   type: string;
   changedBy: ChangedBy;
   at: Date;
+  /** The outbox event the change was announced as (its partners' view), written in the same transaction. */
+  eventId: string;
 }
 
 /** The fields an RMS state sets on the record. */
@@ -85,14 +139,26 @@ export function isNewer(recordUpdatedAt: Date | null, readUpdatedAt: Date | null
   return readUpdatedAt.getTime() >= recordUpdatedAt.getTime();
 }
 
+/** The event of each status a booking may move to that has one of its own (DESIGN 8.7a). */
+const STATUS_EVENTS = {
+  confirmed: 'booking.confirmed',
+  rejected: 'booking.rejected',
+  canceled: 'booking.canceled',
+  'no-show': 'booking.no_show',
+  seated: 'booking.seated',
+  completed: 'booking.completed',
+} as const satisfies Partial<Record<BookingStatus, string>>;
+
+export type BookingEventType = 'booking.updated' | (typeof STATUS_EVENTS)[keyof typeof STATUS_EVENTS];
+
 /**
- * The outbox event a change means: canceled or seated when the status became that (partners act on
- * those two: free the slot, expect the POS order), otherwise updated.
+ * The outbox event a change means (DESIGN 8.7a): the status's own event when the status became one
+ * that has one (confirmed, rejected, canceled, no-show, seated, completed), otherwise updated (time,
+ * party size, or a status such as requires_payment that has none).
  */
-export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): 'booking.updated' | 'booking.canceled' | 'booking.seated' {
-  if (changes.status?.to === 'canceled') return 'booking.canceled';
-  if (changes.status?.to === 'seated') return 'booking.seated';
-  return 'booking.updated';
+export function eventTypeOf(changes: Record<string, { from: unknown; to: unknown }>): BookingEventType {
+  const to = changes.status?.to as BookingStatus | undefined;
+  return (to && to in STATUS_EVENTS ? STATUS_EVENTS[to as keyof typeof STATUS_EVENTS] : 'booking.updated');
 }
 
 /** A booking as partners and events see it: Tableside's id, the RMS's ids, money as a decimal. */

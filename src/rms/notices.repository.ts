@@ -8,10 +8,13 @@ export async function findByWebhookId(ex: Executor, partnerId: string, webhookId
   return rows[0]?.id ?? null;
 }
 
-/** The first notice with this body since `since`, and whether it is still waiting to be processed. */
-export async function findSameBody(ex: Executor, partnerId: string, bodyHash: string, since: Date): Promise<{ id: string; processed: boolean } | null> {
-  const { rows } = await sql<{ id: string; processed: boolean }>`
-    SELECT id, processed_at IS NOT NULL AS processed FROM rms_notices
+/**
+ * The latest notice with this body since `since`, and whether its re-read has not begun yet (only
+ * then may a new identical notice be coalesced with it, DESIGN 8.3a/8.8c).
+ */
+export async function findSameBody(ex: Executor, partnerId: string, bodyHash: string, since: Date): Promise<{ id: string; waiting: boolean } | null> {
+  const { rows } = await sql<{ id: string; waiting: boolean }>`
+    SELECT id, processed_at IS NULL AND reread_started_at IS NULL AS waiting FROM rms_notices
     WHERE partner_id = ${partnerId} AND body_hash = ${bodyHash} AND received_at >= ${since} AND duplicate_of IS NULL
     ORDER BY received_at DESC LIMIT 1`.execute(ex);
   return rows[0] ?? null;
@@ -34,6 +37,16 @@ export async function pendingFor(ex: Executor, partnerId: string, entityId: stri
   const { rows } = await sql<{ id: string; received_at: Date }>`SELECT id, received_at FROM rms_notices
     WHERE partner_id = ${partnerId} AND entity_id = ${entityId} AND processed_at IS NULL ORDER BY received_at`.execute(ex);
   return rows;
+}
+
+/**
+ * Marks every notice of the booking still waiting as answered by the re-read that begins now (in the
+ * transaction that claims it): a notice received after this is not coalesced and re-reads itself.
+ */
+export async function beginReread(ex: Executor, partnerId: string, entityId: string, now: Date): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`UPDATE rms_notices SET reread_started_at = ${now}
+    WHERE partner_id = ${partnerId} AND entity_id = ${entityId} AND processed_at IS NULL RETURNING id`.execute(ex);
+  return rows.map((r) => r.id);
 }
 
 export async function markProcessed(ex: Executor, ids: string[], outcome: string, now: Date): Promise<void> {

@@ -8,24 +8,27 @@ import { validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { BookingsService } from './bookings.service.ts';
 import type { NoticeBody } from './notices.schemas.ts';
-import { findByWebhookId, findSameBody, insertNotice, markProcessed, pendingFor } from './notices.repository.ts';
+import { beginReread, findByWebhookId, findSameBody, insertNotice, markProcessed, pendingFor } from './notices.repository.ts';
 import { RmsError } from './rms-client.ts';
 
-// DESIGN 8.3a: update notices. Receiving one is a short transaction (the notice row and a re-read
-// job) answered 202 at once; the job re-reads GET /booking/{id} with no transaction open and
-// applies that state, so repeated and out-of-order notices converge on the RMS's current state (an
-// older state than the one recorded is never applied: bookings.fns `isNewer`). A re-read covers
-// every notice of that booking received before it started, so their own jobs find them processed
-// and call nothing; one received during a re-read keeps its job and is re-read after it. A
-// repeated webhook-id is absorbed; so is the same body within 24 h while
-// the first is still waiting (its re-read covers it). The same body after the first was processed
-// is re-read again, because a notice carries no version: two real changes of one booking send the
-// same body, and absorbing the second would lose it (docs/decisions.md, issue 10).
+// DESIGN 8.3a, 8.8c: update notices. Receiving one is a short transaction (the notice row and a
+// re-read job) answered 202 at once; the job re-reads GET /booking/{id} with no transaction open and
+// applies that state, so repeated and out-of-order notices converge on the RMS's current state.
+// Re-reads of one booking run one at a time (bookings `refresh` claims the booking's re-read): a job
+// that finds another re-read running tries again after it. A re-read answers every notice of that
+// booking waiting when it began (marked in the claim's transaction), so their own jobs find them
+// processed and call nothing; a notice received once it began is a change it may have missed, so it
+// keeps its job and is re-read after it. A repeated webhook-id is absorbed; so is the same body
+// within 24 h while the first's re-read has not begun (that re-read covers it). The same body once
+// that re-read began is re-read again, because a notice carries no version: two real changes of one
+// booking send the same body, and absorbing the second would lose it (docs/decisions.md, issues 10, 26).
 
 export const RMS_NOTICE_JOB = 'rms.notice';
 const DAY_MS = 24 * 3600_000;
 /** How long a notice about a booking Tableside does not know waits for creates still in flight. */
 const IN_FLIGHT_WAIT_MS = 10 * 60_000;
+/** How soon a notice whose booking is being re-read by another job tries again. */
+const BUSY_RETRY_MS = 1000;
 
 export interface NoticesDeps {
   db: Db;
@@ -51,7 +54,7 @@ export function createNoticesService(deps: NoticesDeps) {
           if (seen) return { status: 'duplicate' as const, id: seen };
         }
         const same = await findSameBody(tx, partnerId, bodyHash, new Date(now.getTime() - DAY_MS));
-        const duplicateOf = same && !same.processed ? same.id : null;
+        const duplicateOf = same?.waiting ? same.id : null;
         const id = uuidv7();
         if (!(await insertNotice(tx, { id, partnerId, webhookId, bodyHash, entityId, action: body.action, duplicateOf }, now))) {
           return { status: 'duplicate' as const, id: (await findByWebhookId(tx, partnerId, webhookId!))! };
@@ -67,27 +70,31 @@ export function createNoticesService(deps: NoticesDeps) {
         [RMS_NOTICE_JOB]: {
           async run(job) {
             const { noticeId, partnerId, entityId } = job.payload;
-            const covered = await pendingFor(db.kysely, partnerId, entityId);
-            if (!covered.some((n) => n.id === noticeId)) return; // an earlier re-read covered it
+            const pending = await pendingFor(db.kysely, partnerId, entityId);
+            if (!pending.some((n) => n.id === noticeId)) return; // an earlier re-read covered it
+            // The notices this re-read answers: those waiting when it begins (the unknown booking's: all pending).
+            let covered = pending.map((n) => n.id);
             let outcome: string;
             try {
               // Throws on an RMS that is down or answers garbage: the job is retried until processed.
-              outcome = await bookings.refresh(partnerId, entityId, 'update notice from the RMS');
+              outcome = await bookings.refresh(partnerId, entityId, 'update notice from the RMS', async (tx) => {
+                covered = await beginReread(tx, partnerId, entityId, clock.now());
+              });
             } catch (err) {
               if (!(err instanceof RmsError && err.kind === 'not_found')) throw err;
               outcome = 'rms_not_found';
             }
             const now = clock.now();
-            if (outcome === 'unknown' && covered.length > 0 && now.getTime() - covered[0]!.received_at.getTime() < IN_FLIGHT_WAIT_MS
+            // Another re-read of this booking is running: this notice may be newer than what it reads.
+            if (outcome === 'busy') return { retryAt: new Date(now.getTime() + BUSY_RETRY_MS) };
+            // This re-read outlived its lease; the one that took over answers these notices.
+            if (outcome === 'superseded') return;
+            if (outcome === 'unknown' && now.getTime() - pending[0]!.received_at.getTime() < IN_FLIGHT_WAIT_MS
                 && (await bookings.createsInFlight(partnerId))) {
               // A create of ours may not have recorded its RMS id yet: look again shortly.
               return { retryAt: new Date(now.getTime() + 5000) };
             }
-            // A re-read that applied something covers every notice waiting before it; one that found
-            // nothing to change speaks only for its own notice, since another notice's job may be
-            // applying the change at this moment and must keep its outcome.
-            const marked = outcome === 'unchanged' ? [noticeId] : covered.map((n) => n.id);
-            await markProcessed(db.kysely, marked, outcome === 'unknown' ? 'unknown_booking' : outcome, now);
+            await markProcessed(db.kysely, covered, outcome === 'unknown' ? 'unknown_booking' : outcome, now);
             log.debug({ partnerId, entityId, outcome, notices: covered.length }, 'update notice processed');
           },
         },

@@ -42,9 +42,15 @@ export class RmsError extends Error {
     this.name = 'RmsError';
   }
 
-  /** Whether the RMS surely did not act on the call (a retry cannot double anything). */
+  /**
+   * Whether this is the RMS's final word on the call: a business refusal (402 with its code), the
+   * key reused with another body (409), a booking it does not know (404), or no call made at all.
+   * Anything else is transient (DESIGN 8.8b): a timeout, a 5xx, garbage, and also 408, 429, and a
+   * 401 or 403 while the RMS rotates its key, so a create that met one is sent again under the
+   * same key, never recorded as refused.
+   */
   get definite(): boolean {
-    return this.kind === 'refused' || this.kind === 'conflict' || this.kind === 'not_connected' || this.kind === 'not_found' || (this.kind === 'status' && (this.status ?? 500) < 500);
+    return this.kind === 'refused' || this.kind === 'conflict' || this.kind === 'not_connected' || this.kind === 'not_found';
   }
 }
 

@@ -6,14 +6,15 @@ import {
 } from './seated-reservations.schemas.ts';
 import type { RmsSeatingService } from './seated-reservations.service.ts';
 
-// Seated reservations (DESIGN 8.3c), under the RMS partner's API key. {venueId} is the venue's
-// externalId (DESIGN 8), unlike the content API's own /v1/rms/venues/{venueId}.
+// Seated reservations (DESIGN 8.3c), under the RMS partner's API key. The path's venue is the RMS's
+// own id of it (DESIGN 8), unlike the content API's /v1/rms/venues/{venueId} (Tableside's id) at the
+// same position: the parameter is named {externalId} so the document says which (issue 30).
 
 const common = { tags: ['reservations'], security: [{ apiKey: [] }] };
 
 export const rmsSeatingRoutes: FastifyPluginAsyncTypebox<{ seating: RmsSeatingService }> = async (app, { seating }) => {
   app.get(
-    '/v1/rms/venues/:venueId/pos-tables',
+    '/v1/rms/venues/:externalId/pos-tables',
     {
       config: { auth: 'rms' },
       schema: {
@@ -21,18 +22,18 @@ export const rmsSeatingRoutes: FastifyPluginAsyncTypebox<{ seating: RmsSeatingSe
         operationId: 'listVenuePosTables',
         summary: "The venue's POS tables, for your table matching",
         description:
-          'RMS partner API key. {venueId} is your externalId of the venue; another partner\'s venue is a 403. The tables come from the POS ' +
+          'RMS partner API key. {externalId} is your externalId of the venue; another partner\'s venue is a 403. The tables come from the POS ' +
           '(refreshed when the stored copy is older than POS_TABLES_TTL_S). 404 when no venue of yours has that externalId, or while the venue has ' +
           'no active POS connection.',
         params: RmsVenueParams,
         response: { 200: PosTablesAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404]) },
       },
     },
-    async (request) => seating.posTables(principalOf(request).partnerId, request.params.venueId),
+    async (request) => seating.posTables(principalOf(request).partnerId, request.params.externalId),
   );
 
   app.post(
-    '/v1/rms/venues/:venueId/pos-connection',
+    '/v1/rms/venues/:externalId/pos-connection',
     {
       config: { auth: 'rms' },
       schema: {
@@ -48,7 +49,7 @@ export const rmsSeatingRoutes: FastifyPluginAsyncTypebox<{ seating: RmsSeatingSe
         response: { 200: PosConnectionAnswer, ...errorResponses('rms', [...AUTH_ERRORS, 404, 409, 413, 415]) },
       },
     },
-    async (request) => seating.posConnection(principalOf(request).partnerId, request.params.venueId, request.body),
+    async (request) => seating.posConnection(principalOf(request).partnerId, request.params.externalId, request.body),
   );
 
   app.post(

@@ -14,7 +14,7 @@ export const MAX_POS_TABLES = 1000;
 /** Pre-ordered items of one event; the SKUs a POS did not know are some of them. */
 export const MAX_ITEMS = 200;
 
-export const RmsVenueParams = Type.Object({ venueId: Id("the venue's externalId (your own id of it)") });
+export const RmsVenueParams = Type.Object({ externalId: Id("the venue's externalId (your own id of it)") });
 
 export const PosTablesAnswer = Type.Object({
   venueId: Id("the venue's externalId, as in the path"),

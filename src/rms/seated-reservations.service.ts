@@ -23,7 +23,7 @@ export interface RmsSeatingDeps {
 }
 
 export const NO_ACTIVE_POS =
-  'This venue has no active POS connection: connect it with POST /v1/rms/venues/{venueId}/pos-connection and have the restaurant complete the onboarding link.';
+  'This venue has no active POS connection: connect it with POST /v1/rms/venues/{externalId}/pos-connection and have the restaurant complete the onboarding link.';
 
 export function createRmsSeatingService({ db, clock, posTypes, connections, seating, onboarding }: RmsSeatingDeps) {
   /** The partner's venue by externalId: 404 when nobody has it, 403 when it is another partner's. */

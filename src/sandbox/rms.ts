@@ -6,6 +6,7 @@ import type { VenuesService } from '../content/venues.service.ts';
 import { loadOrCreateSelfSigned } from '../lib/tls.ts';
 import type { BookingServicesService } from '../rms/booking-services.service.ts';
 import type { RmsClients } from '../rms/rms-client.ts';
+import { rememberedPort, sandboxFile, startOnRememberedPort } from './ports.ts';
 
 export type { RmsSimulator };
 
@@ -16,7 +17,9 @@ export type { RmsSimulator };
 
 export async function startSandboxRms(dataDir: string): Promise<RmsSimulator> {
   const tls = await loadOrCreateSelfSigned(dataDir);
-  return startRmsSimulator({ port: 0, stateFile: join(dataDir, 'rms-sim-state.json'), tls: { key: tls.key, cert: tls.cert }, seed: true });
+  // The port of the previous start when it is still free (ports.ts): saved RMS URLs stay valid.
+  return startOnRememberedPort(rememberedPort(sandboxFile(dataDir), 'rms'), (port) =>
+    startRmsSimulator({ port, stateFile: join(dataDir, 'rms-sim-state.json'), tls: { key: tls.key, cert: tls.cert }, seed: true }));
 }
 
 const COUNTRY_OF_ZONE: Record<string, string> = { 'Europe/London': 'GB', 'America/New_York': 'US', 'Europe/Paris': 'FR', 'Europe/Madrid': 'ES' };
@@ -28,7 +31,7 @@ export interface SandboxRms {
   venues: Array<{ id: string; externalId: string; name: string }>;
 }
 
-/** Connects the sandbox partner to the in-process RMS; safe on every start (the RMS port changes). */
+/** Connects the sandbox partner to the in-process RMS; safe on every start (the RMS port may change when the previous one was taken). */
 export async function connectSandboxRms(deps: {
   rms: RmsSimulator;
   partnerId: string;

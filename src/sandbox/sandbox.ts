@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { AuthService } from '../auth/auth.service.ts';
@@ -10,6 +10,7 @@ import type { PatVenuesService } from '../pat/venues.service.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
 import type { OrderSyncService } from '../pos-mirror/sync.service.ts';
+import { sandboxFile } from './ports.ts';
 import { seedSeatingVenue, type SeatingSandbox, type SeatingSandboxDeps } from './seating.ts';
 
 // Sandbox mode (`npm start`, `tableside serve --sandbox`). On first start: a partner with every kind of access, and two venues
@@ -20,6 +21,8 @@ import { seedSeatingVenue, type SeatingSandbox, type SeatingSandboxDeps } from '
 
 export interface SandboxFile {
   baseUrl: string;
+  /** The certificate the sandbox presents (its generated one; the simulators always): what `--ca` and curl's `--cacert` take. */
+  caFile: string;
   partnerId: string;
   apiKey: string;
   clientId: string;
@@ -33,7 +36,7 @@ export interface SandboxFile {
   seating: SeatingSandbox | null;
 }
 
-export const sandboxFile = (dataDir: string) => join(dataDir, 'sandbox.json');
+export { sandboxFile };
 const SANDBOX_TOKEN_TTL_S = 30 * 24 * 3600;
 
 /** The simulator's demo locations and the sandbox venues connected to them. */
@@ -125,6 +128,7 @@ export async function setupSandbox(deps: SandboxDeps): Promise<SandboxFile> {
 
   const sandbox: SandboxFile = {
     baseUrl,
+    caFile: resolve(dataDir, 'tls.crt'),
     ...credentials,
     accessToken,
     accessTokenExpiresAt,

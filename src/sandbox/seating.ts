@@ -30,7 +30,7 @@ export const SANDBOX_SEATING = {
 } as const;
 
 export interface SeatingSandbox {
-  /** The venue's externalId: `venueId` in /v1/rms/venues/{venueId}/pos-tables and in seated events. */
+  /** The venue's externalId: `venueId` in /v1/rms/venues/{externalId}/pos-tables and in seated events. */
   externalId: string;
   /** Tableside's venue id: {venueId} of /v1/pat and /v1/pos. */
   venueId: string;

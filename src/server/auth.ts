@@ -32,10 +32,23 @@ export const FAILURE_MESSAGE: Record<AuthFailure, string> = {
   expired: 'The access token has expired.',
 };
 
+/** A booking channel, once authenticated by its own API key (the webhooks API takes it, DESIGN 8.7a). */
+export interface ChannelPrincipal {
+  channelId: string;
+  channelName: string;
+}
+
+export type ChannelAuthOutcome = { ok: true; channel: ChannelPrincipal } | { ok: false; failure: AuthFailure };
+
 /** Checks a presented credential: an API key (rms) or an access token (pat, analytics). */
 export interface Authenticator {
   authenticateKey(key: string): Promise<AuthOutcome>;
   authenticateToken(token: string): Promise<AuthOutcome>;
+  /**
+   * A booking channel's API key, for `partner-or-channel` routes; `malformed` when the credential is
+   * not of a channel key's form (the hook then reads it as a partner's access token).
+   */
+  authenticateChannelKey?(key: string): Promise<ChannelAuthOutcome>;
 }
 
 /** Where an address stands against the failed-authentication limit. */
@@ -60,13 +73,16 @@ export interface FailureThrottle {
 
 /**
  * `partner`: any partner with its own credential, an API key (`tsk_…`) or an access token
- * (`tat_…`), as the webhooks API takes (DESIGN 8.5). Missing header 401.
+ * (`tat_…`). `partner-or-channel`: that, or a `tableside` booking channel's API key, as the webhooks
+ * API takes (DESIGN 8.5, 8.7a). Missing header 401.
  */
-export type AuthRequirement = AccessKind | 'partner';
+export type AuthRequirement = AccessKind | 'partner' | 'partner-or-channel';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** The booking channel of a `partner-or-channel` route called with a channel's key. */
+    channelPrincipal: ChannelPrincipal | null;
   }
   interface FastifyContextConfig {
     auth?: AuthRequirement;
@@ -124,6 +140,7 @@ export function principalOf(request: FastifyRequest): Principal {
 
 export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; limiter: FailureThrottle }): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('channelPrincipal', null);
 
   // On every answer of a rate-limited route, successes and refusals alike, after this request's
   // own failure (if any) was counted.
@@ -149,15 +166,24 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
     }
     if (credential === '') return fail(request, unauthorized('The Authorization header must be of the form "Bearer <credential>".'));
 
-    const byKey = need === 'rms' || (need === 'partner' && credential.startsWith('tsk_'));
+    if (need === 'partner-or-channel' && deps.auth.authenticateChannelKey) {
+      const channel = await deps.auth.authenticateChannelKey(credential);
+      if (channel.ok) {
+        request.channelPrincipal = channel.channel;
+        return;
+      }
+      if (channel.failure !== 'malformed') return fail(request, unauthorized(`The channel API key is ${channel.failure === 'revoked' ? 'revoked' : 'invalid'}.`));
+    }
+    const anyPartner = need === 'partner' || need === 'partner-or-channel';
+    const byKey = need === 'rms' || (anyPartner && credential.startsWith('tsk_'));
     const outcome = byKey ? await deps.auth.authenticateKey(credential) : await deps.auth.authenticateToken(credential);
     if (!outcome.ok) {
-      const what = need === 'partner' ? 'credential' : byKey ? 'API key' : 'access token';
+      const what = anyPartner ? 'credential' : byKey ? 'API key' : 'access token';
       const message = outcome.failure === 'expired' ? FAILURE_MESSAGE.expired : `The ${what} is ${outcome.failure === 'revoked' ? 'revoked' : 'invalid'}.`;
       return fail(request, unauthorized(message));
     }
     const principal = outcome.principal;
-    if (need === 'partner') {
+    if (need === 'partner' || need === 'partner-or-channel') {
       if (!principal.active) throw forbidden('This partner is not active.');
     } else if (!principal.active || !principal.access.includes(need)) {
       throw forbidden(`This partner has no active ${ACCESS_NAME[need]} access.`);

@@ -48,7 +48,7 @@ const GUIDES_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstance> {
   const { config, db, tls, log } = deps;
   // Every path the API has, whatever the method, to tell 403 (method not offered) from 404.
-  const paths = FindMyWay();
+  const paths = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   const seen = new Set<string>();
   const isKnownPath = (path: string) => paths.find('GET', path) !== null;
 

@@ -14,8 +14,14 @@ export interface OutboxRow {
   entity_id: string;
   sequence: string | null;
   data: Record<string, unknown>;
+  /** A booking event's second audience: the channel the booking was made through, and its view (DESIGN 8.7a). */
+  channel_id: string | null;
+  channel_data: Record<string, unknown> | null;
   created_at: Date;
 }
+
+/** Which of an event's views an endpoint receives: the partners' `data`, or its channel's `channel_data`. */
+export type Audience = 'partner' | 'channel';
 
 export interface DeliveryRow {
   id: string;
@@ -31,21 +37,25 @@ export interface DeliveryRow {
 }
 
 /**
- * Who may receive an event (WHK-04, WHK-12), as SQL over the endpoint `e` and the event `o`: an event
- * addressed to a partner goes to that partner only, and only while it still sees the event's venue;
- * an event of a venue goes to every partner that sees the venue (created it, was granted it, or
- * owns it in the content API). And only what the endpoint subscribed to.
+ * Who may receive an event (WHK-04, WHK-12, CHN-29), as SQL over the endpoint `e` and the event `o`:
+ * a partner's endpoint: an event addressed to a partner goes to that partner only, and only while
+ * it still sees the event's venue; an event of a venue goes to every partner that sees the venue
+ * (created it, was granted it, or owns it in the content API). A channel's endpoint: the events
+ * whose channel audience is that channel (the bookings made through it), nothing else. And only
+ * what the endpoint subscribed to.
  */
-const RECEIVES = sql`
-  o.type = ANY(e.events)
+const PARTNER_RECEIVES = sql`
+  e.partner_id IS NOT NULL
   AND (o.partner_id IS NULL OR o.partner_id = e.partner_id)
   AND (o.venue_id IS NULL
        OR EXISTS (SELECT 1 FROM partner_venues pv WHERE pv.partner_id = e.partner_id AND pv.venue_id = o.venue_id)
        OR EXISTS (SELECT 1 FROM venues v WHERE v.id = o.venue_id AND v.owner_partner_id = e.partner_id))`;
+const CHANNEL_RECEIVES = sql`e.channel_id IS NOT NULL AND e.channel_id = o.channel_id`;
+const RECEIVES = sql`o.type = ANY(e.events) AND ((${PARTNER_RECEIVES}) OR (${CHANNEL_RECEIVES}))`;
 
 /**
  * An event and the enabled endpoints that receive it and existed when it happened, in one read
- * (`found` null without the event). When nobody receives it (or the event is gone), the same
+ * (`found` null without the event), partners' and channels' apart (each receives its own view). When nobody receives it (or the event is gone), the same
  * statement ends the fan-out job, fenced on its claim, so that is the job's only statement:
  * `jobEnded` says whether it did (false when there are receivers, or the claim was taken over
  * meanwhile). A named statement: every event runs it once, and planning it cost PostgreSQL 0.4 ms,
@@ -55,26 +65,30 @@ export async function findEventWithReceivers(
   db: Pick<Db, 'kysely'>,
   eventId: string,
   fence: JobContext['fence'],
-): Promise<{ found: { event: OutboxRow; receivers: string[] } | null; jobEnded: boolean }> {
-  const query = sql<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>`
+): Promise<{ found: { event: OutboxRow; receivers: Record<Audience, string[]> } | null; jobEnded: boolean }> {
+  type Row = Partial<OutboxRow> & { receivers: string[] | null; channel_receivers: string[] | null; job_ended: boolean };
+  const query = sql<Row>`
     WITH ev AS (
-      SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.created_at,
+      SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.channel_id, o.channel_data, o.created_at,
              array(SELECT e.id::text FROM webhook_endpoints e
-                   WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND ${RECEIVES}
-                   ORDER BY e.id) AS receivers
+                   WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND o.type = ANY(e.events) AND ${PARTNER_RECEIVES}
+                   ORDER BY e.id) AS receivers,
+             array(SELECT e.id::text FROM webhook_endpoints e
+                   WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND o.type = ANY(e.events) AND ${CHANNEL_RECEIVES}
+                   ORDER BY e.id) AS channel_receivers
       FROM outbox o WHERE o.id = ${eventId}),
-    ${endClaimedJobCte('ended', fence, sql`NOT EXISTS (SELECT 1 FROM ev WHERE cardinality(ev.receivers) > 0)`)}
+    ${endClaimedJobCte('ended', fence, sql`NOT EXISTS (SELECT 1 FROM ev WHERE cardinality(ev.receivers) + cardinality(ev.channel_receivers) > 0)`)}
     SELECT ev.*, EXISTS (SELECT 1 FROM ended) AS job_ended
     FROM (SELECT 1) AS one LEFT JOIN ev ON true`.compile(db.kysely);
-  const r = (await db.kysely.executeQuery<Partial<OutboxRow> & { receivers: string[] | null; job_ended: boolean }>(query)).rows[0];
-  const { receivers, job_ended: jobEnded, ...event } = r;
-  return { found: event.id ? { event: event as OutboxRow, receivers: receivers ?? [] } : null, jobEnded };
+  const r = (await db.kysely.executeQuery<Row>(query)).rows[0];
+  const { receivers, channel_receivers: channelReceivers, job_ended: jobEnded, ...event } = r;
+  return { found: event.id ? { event: event as OutboxRow, receivers: { partner: receivers ?? [], channel: channelReceivers ?? [] } } : null, jobEnded };
 }
 
 /** Events of a window that an endpoint receives but has no delivery of (missed: disabled, or before it existed). */
 export async function missedEvents(ex: Executor, endpointId: string, since: Date, until: Date, limit: number): Promise<OutboxRow[]> {
   const { rows } = await sql<OutboxRow>`
-    SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.created_at
+    SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.channel_id, o.channel_data, o.created_at
     FROM webhook_endpoints e JOIN outbox o ON o.created_at >= ${since} AND o.created_at <= ${until}
     WHERE e.id = ${endpointId} AND o.sequence IS NOT NULL AND ${RECEIVES}
       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.event_id = o.id)
@@ -96,21 +110,21 @@ export async function insertDelivery(
 }
 
 /** What an attempt needs, in one read: the delivery and the columns of its endpoint that sending and recording use. */
-export type SendingEndpoint = Pick<EndpointRow, 'id' | 'partner_id' | 'url' | 'status' | 'failing_since' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
+export type SendingEndpoint = Pick<EndpointRow, 'id' | 'partner_id' | 'channel_id' | 'url' | 'status' | 'failing_since' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
 
 export async function findForSending(ex: Executor, id: string): Promise<{ d: DeliveryRow; ep: SendingEndpoint } | null> {
-  const { rows } = await sql<DeliveryRow & { e_partner_id: string; e_url: string; e_status: EndpointRow['status']; e_failing_since: Date | null;
+  const { rows } = await sql<DeliveryRow & { e_partner_id: string | null; e_channel_id: string | null; e_url: string; e_status: EndpointRow['status']; e_failing_since: Date | null;
     e_secret_sealed: string; e_previous_secret_sealed: string | null; e_previous_secret_until: Date | null }>`
-    SELECT d.*, e.partner_id AS e_partner_id, e.url AS e_url, e.status AS e_status, e.failing_since AS e_failing_since,
+    SELECT d.*, e.partner_id AS e_partner_id, e.channel_id AS e_channel_id, e.url AS e_url, e.status AS e_status, e.failing_since AS e_failing_since,
            e.secret_sealed AS e_secret_sealed, e.previous_secret_sealed AS e_previous_secret_sealed,
            e.previous_secret_until AS e_previous_secret_until
     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ${id}`.execute(ex);
   const r = rows[0];
   if (!r) return null;
-  const { e_partner_id, e_url, e_status, e_failing_since, e_secret_sealed, e_previous_secret_sealed, e_previous_secret_until, ...d } = r;
+  const { e_partner_id, e_channel_id, e_url, e_status, e_failing_since, e_secret_sealed, e_previous_secret_sealed, e_previous_secret_until, ...d } = r;
   return {
     d,
-    ep: { id: d.endpoint_id, partner_id: e_partner_id, url: e_url, status: e_status, failing_since: e_failing_since, secret_sealed: e_secret_sealed,
+    ep: { id: d.endpoint_id, partner_id: e_partner_id, channel_id: e_channel_id, url: e_url, status: e_status, failing_since: e_failing_since, secret_sealed: e_secret_sealed,
       previous_secret_sealed: e_previous_secret_sealed, previous_secret_until: e_previous_secret_until },
   };
 }

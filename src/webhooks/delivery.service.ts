@@ -30,6 +30,8 @@ export interface DeliveryDeps {
   sealer: Sealer;
   sender: Sender;
   allowPrivateTargets: boolean;
+  /** Sandbox mode: http://localhost receivers are called (lib/outbound-url.ts plainLoopback); false if omitted. */
+  sandbox?: boolean;
   /** [0, 1) for the retry jitter. */
   random?: () => number;
 }
@@ -56,14 +58,20 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     return secrets;
   }
 
-  /** Creates the deliveries of one event (to the given endpoints, or to every receiver) and their first attempts. */
-  async function enqueue(tx: Executor, event: repo.OutboxRow, endpointIds: string[], now: Date): Promise<number> {
+  /**
+   * Creates the deliveries of one event to the given endpoints, all of one audience (partners read
+   * the event's `data`, its channel its `channel_data`), and their first attempts.
+   */
+  async function enqueue(tx: Executor, event: repo.OutboxRow, endpointIds: string[], now: Date, audience: repo.Audience = 'partner'): Promise<number> {
+    const data = audience === 'channel' ? event.channel_data : event.data;
+    // A channel endpoint is only ever matched to an event with a channel view (deliveries.repository.ts RECEIVES).
+    if (!data || endpointIds.length === 0) return 0;
     const body = eventBody({
       type: event.type,
       createdAt: event.created_at,
       entityId: event.entity_id,
       sequence: event.sequence === null ? null : Number(event.sequence),
-      data: event.data,
+      data,
     });
     let created = 0;
     for (const endpointId of endpointIds) {
@@ -81,7 +89,7 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     const now = clock.now();
     // The address rule again at sending time: the configuration may have changed since the URL was saved
     // (the connection itself re-checks every name it resolves).
-    const check = await checkOutboundUrl(ep.url, { allowPrivate: deps.allowPrivateTargets });
+    const check = await checkOutboundUrl(ep.url, { allowPrivate: deps.allowPrivateTargets, plainLoopback: deps.sandbox });
     if (!check.ok) return { status: null, retryAfter: null, durationMs: 0, error: `url ${check.problem}` };
     const at = new Date(Math.floor(now.getTime() / 1000) * 1000);
     const headers = {
@@ -92,10 +100,14 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     return sender.post(ep.url, headers, d.body);
   }
 
-  /** Disables an endpoint and records the `webhook.endpoint_disabled` notice for its partner. */
+  /**
+   * Disables an endpoint and records the `webhook.endpoint_disabled` notice for its partner. A
+   * channel subscribes to booking events only: its endpoint's status and disabledReason say it.
+   */
   async function disable(tx: Executor, ep: repo.SendingEndpoint, reason: 'gone' | 'failing', now: Date): Promise<void> {
     if (!(await endpoints.disable(tx, ep.id, reason, now))) return;
-    log.warn({ endpointId: ep.id, partnerId: ep.partner_id, reason }, 'webhook endpoint disabled');
+    log.warn({ endpointId: ep.id, partnerId: ep.partner_id, channelId: ep.channel_id, reason }, 'webhook endpoint disabled');
+    if (!ep.partner_id) return;
     await emit(tx, { partnerId: ep.partner_id }, {
       type: 'webhook.endpoint_disabled',
       entityId: ep.id,
@@ -148,8 +160,11 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
       if (jobEnded) return ctx.finished();
       // Not ended with nobody to receive it: the claim was taken over; the runner's own fenced
       // DELETE finds that out and says so.
-      if (!found || found.receivers.length === 0) return;
-      await ctx.transaction((tx) => enqueue(tx, found.event, found.receivers, clock.now()));
+      if (!found || found.receivers.partner.length + found.receivers.channel.length === 0) return;
+      await ctx.transaction(async (tx) => {
+        await enqueue(tx, found.event, found.receivers.partner, clock.now(), 'partner');
+        await enqueue(tx, found.event, found.receivers.channel, clock.now(), 'channel');
+      });
     },
   };
 

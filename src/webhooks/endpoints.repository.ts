@@ -1,12 +1,18 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
+import type { EndpointOwner } from './webhooks.fns.ts';
 
-// SQL of webhook endpoints. Every read is by the owning partner: another partner's endpoint is
-// simply not found.
+/** The owner's column equals its id. */
+const ownedBy = (owner: EndpointOwner) => (owner.kind === 'channel' ? sql`channel_id = ${owner.id}` : sql`partner_id = ${owner.id}`);
+
+// SQL of webhook endpoints. Every read is by the owner (a partner, or a booking channel): another
+// owner's endpoint is simply not found.
 
 export interface EndpointRow {
   id: string;
-  partner_id: string;
+  /** The owner: a partner or a booking channel (exactly one of the two). */
+  partner_id: string | null;
+  channel_id: string | null;
   url: string;
   description: string | null;
   events: string[];
@@ -23,18 +29,21 @@ export interface EndpointRow {
 
 export async function insert(
   ex: Executor,
-  row: Pick<EndpointRow, 'id' | 'partner_id' | 'url' | 'description' | 'events' | 'secret_sealed'>,
+  owner: EndpointOwner,
+  row: Pick<EndpointRow, 'id' | 'url' | 'description' | 'events' | 'secret_sealed'>,
   now: Date,
 ): Promise<EndpointRow> {
+  const partnerId = owner.kind === 'partner' ? owner.id : null;
+  const channelId = owner.kind === 'channel' ? owner.id : null;
   const { rows } = await sql<EndpointRow>`
-    INSERT INTO webhook_endpoints (id, partner_id, url, description, events, status, secret_sealed, created_at, updated_at)
-    VALUES (${row.id}, ${row.partner_id}, ${row.url}, ${row.description}, ${row.events}::text[], 'enabled', ${row.secret_sealed}, ${now}, ${now})
+    INSERT INTO webhook_endpoints (id, partner_id, channel_id, url, description, events, status, secret_sealed, created_at, updated_at)
+    VALUES (${row.id}, ${partnerId}, ${channelId}, ${row.url}, ${row.description}, ${row.events}::text[], 'enabled', ${row.secret_sealed}, ${now}, ${now})
     RETURNING *`.execute(ex);
   return rows[0]!;
 }
 
-export async function find(ex: Executor, partnerId: string, id: string): Promise<EndpointRow | null> {
-  const { rows } = await sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE id = ${id} AND partner_id = ${partnerId}`.execute(ex);
+export async function find(ex: Executor, owner: EndpointOwner, id: string): Promise<EndpointRow | null> {
+  const { rows } = await sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE id = ${id} AND ${ownedBy(owner)}`.execute(ex);
   return rows[0] ?? null;
 }
 
@@ -43,12 +52,12 @@ export async function findById(ex: Executor, id: string): Promise<EndpointRow | 
   return rows[0] ?? null;
 }
 
-export async function list(ex: Executor, partnerId: string, offset: number, limit: number): Promise<{ total: number; rows: EndpointRow[] }> {
+export async function list(ex: Executor, owner: EndpointOwner, offset: number, limit: number): Promise<{ total: number; rows: EndpointRow[] }> {
   const { rows } = await sql<EndpointRow & { total: string }>`
-    SELECT *, count(*) OVER () AS total FROM webhook_endpoints WHERE partner_id = ${partnerId}
+    SELECT *, count(*) OVER () AS total FROM webhook_endpoints WHERE ${ownedBy(owner)}
     ORDER BY created_at, id OFFSET ${offset} LIMIT ${limit}`.execute(ex);
   if (rows.length === 0 && offset > 0) {
-    const { rows: c } = await sql<{ n: string }>`SELECT count(*) AS n FROM webhook_endpoints WHERE partner_id = ${partnerId}`.execute(ex);
+    const { rows: c } = await sql<{ n: string }>`SELECT count(*) AS n FROM webhook_endpoints WHERE ${ownedBy(owner)}`.execute(ex);
     return { total: Number(c[0]!.n), rows: [] };
   }
   return { total: Number(rows[0]?.total ?? 0), rows: rows.map(({ total: _t, ...r }) => r) };
@@ -78,8 +87,8 @@ export async function update(
   return rows[0]!;
 }
 
-export async function remove(ex: Executor, partnerId: string, id: string): Promise<boolean> {
-  const result = await sql`DELETE FROM webhook_endpoints WHERE id = ${id} AND partner_id = ${partnerId}`.execute(ex);
+export async function remove(ex: Executor, owner: EndpointOwner, id: string): Promise<boolean> {
+  const result = await sql`DELETE FROM webhook_endpoints WHERE id = ${id} AND ${ownedBy(owner)}`.execute(ex);
   return Number(result.numAffectedRows ?? 0) === 1;
 }
 

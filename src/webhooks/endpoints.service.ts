@@ -9,12 +9,13 @@ import type { Page } from '../lib/pagination.ts';
 import * as deliveries from './deliveries.repository.ts';
 import { DELIVER_JOB, deliverJobKey, newSigningSecret, type WebhookDelivery } from './delivery.service.ts';
 import * as repo from './endpoints.repository.ts';
-import { PREVIOUS_SECRET_MS, subscriptionProblems, TEST_EVENT_TYPE, eventBody, webhookIdOf, type EventType } from './webhooks.fns.ts';
+import { PREVIOUS_SECRET_MS, subscriptionProblems, type EndpointOwner, TEST_EVENT_TYPE, eventBody, webhookIdOf, type EventType } from './webhooks.fns.ts';
 import { RECOVER_LIMIT, type CreateEndpointBody, type Endpoint, type EndpointWithSecret, type RecoverBody, type UpdateEndpointBody } from './webhooks.schemas.ts';
 
-// The endpoints API (DESIGN 8.5): a partner's own endpoints, with its own credential. Secrets are
-// generated here, answered once, and stored sealed (lib/sealed.ts) because every delivery signs
-// with them. Another partner's endpoint is not found, exactly like one that does not exist.
+// The endpoints API (DESIGN 8.5): an owner's own endpoints, with its own credential. The owner is a
+// partner, or a `tableside` booking channel (8.7a: the same API, subscribing to booking events
+// only). Secrets are generated here, answered once, and stored sealed (lib/sealed.ts) because every
+// delivery signs with them. Another owner's endpoint is not found, exactly like one that does not exist.
 
 /** Where the key sealing signing secrets is kept when SECRETS_KEY is unset (db/sealing-key.ts). */
 export const SIGNING_SECRETS_KEY_SETTING = 'webhooks.sealing_key';
@@ -25,6 +26,8 @@ export interface EndpointsServiceDeps {
   sealer: Sealer;
   delivery: Pick<WebhookDelivery, 'enqueue' | 'attemptNow'>;
   allowPrivateTargets: boolean;
+  /** Sandbox mode: http://localhost receivers are accepted (lib/outbound-url.ts plainLoopback); false if omitted. */
+  sandbox?: boolean;
 }
 
 const REASON = { gone: 'answered_410', failing: 'failing_5_days', partner: 'by_partner' } as const;
@@ -48,52 +51,52 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
   const ex = db.kysely;
 
   /** A 400 naming `url` and/or `events` with every problem, before anything is written. */
-  async function validate(input: { url?: string; events?: string[] }): Promise<void> {
+  async function validate(owner: EndpointOwner, input: { url?: string; events?: string[] }): Promise<void> {
     const problems = new ProblemList();
     if (input.url !== undefined) {
-      const check = await checkOutboundUrl(input.url, { allowPrivate: deps.allowPrivateTargets });
+      const check = await checkOutboundUrl(input.url, { allowPrivate: deps.allowPrivateTargets, plainLoopback: deps.sandbox });
       if (!check.ok) problems.add('url', check.problem);
     }
-    if (input.events !== undefined) for (const p of subscriptionProblems(input.events)) problems.add('events', p);
+    if (input.events !== undefined) for (const p of subscriptionProblems(input.events, owner.kind)) problems.add('events', p);
     problems.throwIfAny();
   }
 
-  async function own(partnerId: string, id: string): Promise<repo.EndpointRow> {
-    const row = isUuid(id) ? await repo.find(ex, partnerId, id) : null;
+  async function own(owner: EndpointOwner, id: string): Promise<repo.EndpointRow> {
+    const row = isUuid(id) ? await repo.find(ex, owner, id) : null;
     if (!row) throw notFound(`No webhook endpoint ${id}.`);
     return row;
   }
 
   return {
-    async create(partnerId: string, body: CreateEndpointBody): Promise<EndpointWithSecret> {
-      await validate(body);
+    async create(owner: EndpointOwner, body: CreateEndpointBody): Promise<EndpointWithSecret> {
+      await validate(owner, body);
       const id = uuidv7();
       const secret = newSigningSecret();
-      const row = await repo.insert(ex, { id, partner_id: partnerId, url: body.url, description: body.description ?? null, events: body.events, secret_sealed: await sealer.seal(secret) }, clock.now());
+      const row = await repo.insert(ex, owner, { id, url: body.url, description: body.description ?? null, events: body.events, secret_sealed: await sealer.seal(secret) }, clock.now());
       return { ...view(row), secret };
     },
 
-    async list(partnerId: string, page: Page): Promise<{ total: number; data: Endpoint[] }> {
-      const { total, rows } = await repo.list(ex, partnerId, page.offset, page.limit);
+    async list(owner: EndpointOwner, page: Page): Promise<{ total: number; data: Endpoint[] }> {
+      const { total, rows } = await repo.list(ex, owner, page.offset, page.limit);
       return { total, data: rows.map(view) };
     },
 
-    get: async (partnerId: string, id: string): Promise<Endpoint> => view(await own(partnerId, id)),
+    get: async (owner: EndpointOwner, id: string): Promise<Endpoint> => view(await own(owner, id)),
 
-    async update(partnerId: string, id: string, body: UpdateEndpointBody): Promise<Endpoint> {
-      await own(partnerId, id);
-      await validate(body);
+    async update(owner: EndpointOwner, id: string, body: UpdateEndpointBody): Promise<Endpoint> {
+      await own(owner, id);
+      await validate(owner, body);
       const enabled = body.status === undefined ? undefined : body.status === 'enabled';
       return view(await repo.update(ex, id, { url: body.url, events: body.events, description: body.description, enabled }, clock.now()));
     },
 
-    async remove(partnerId: string, id: string): Promise<void> {
-      if (!isUuid(id) || !(await repo.remove(ex, partnerId, id))) throw notFound(`No webhook endpoint ${id}.`);
+    async remove(owner: EndpointOwner, id: string): Promise<void> {
+      if (!isUuid(id) || !(await repo.remove(ex, owner, id))) throw notFound(`No webhook endpoint ${id}.`);
     },
 
     /** A new secret, answered once; the old one keeps signing beside it for 24 h (two signatures). */
-    async rotateSecret(partnerId: string, id: string): Promise<{ secret: string; previousSecretExpiresAt: string }> {
-      const row = await own(partnerId, id);
+    async rotateSecret(owner: EndpointOwner, id: string): Promise<{ secret: string; previousSecretExpiresAt: string }> {
+      const row = await own(owner, id);
       const now = clock.now();
       const secret = newSigningSecret();
       const until = new Date(now.getTime() + PREVIOUS_SECRET_MS);
@@ -101,8 +104,8 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
       return { secret, previousSecretExpiresAt: until.toISOString() };
     },
 
-    async deliveries(partnerId: string, id: string, page: Page) {
-      await own(partnerId, id);
+    async deliveries(owner: EndpointOwner, id: string, page: Page) {
+      await own(owner, id);
       const { total, rows } = await deliveries.listAttempts(ex, id, page.offset, page.limit);
       return {
         total,
@@ -124,8 +127,8 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
      * for a retry) and sends the window's events the endpoint never got (it was disabled, or did not
      * exist yet). A disabled endpoint is enabled again: asking for the events back means it is ready.
      */
-    async recover(partnerId: string, id: string, body: RecoverBody): Promise<{ resent: number; missed: number }> {
-      const row = await own(partnerId, id);
+    async recover(owner: EndpointOwner, id: string, body: RecoverBody): Promise<{ resent: number; missed: number }> {
+      const row = await own(owner, id);
       const now = clock.now();
       const since = new Date(body.since);
       const until = body.until ? new Date(body.until) : now;
@@ -146,15 +149,15 @@ export function createEndpointsService(deps: EndpointsServiceDeps) {
         }
         let missed = 0;
         for (const event of await deliveries.missedEvents(tx, id, since, until, RECOVER_LIMIT)) {
-          missed += await delivery.enqueue(tx, event, [id], now);
+          missed += await delivery.enqueue(tx, event, [id], now, row.channel_id ? 'channel' : 'partner');
         }
         return { resent: failed.length, missed };
       });
     },
 
     /** Sends a signed `webhook.test` event now and answers how the endpoint took it. */
-    async test(partnerId: string, id: string) {
-      const row = await own(partnerId, id);
+    async test(owner: EndpointOwner, id: string) {
+      const row = await own(owner, id);
       const now = clock.now();
       const deliveryId = uuidv7();
       const body = eventBody({ type: TEST_EVENT_TYPE, createdAt: now, entityId: id, sequence: null, data: { endpointId: id } });

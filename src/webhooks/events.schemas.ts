@@ -2,7 +2,7 @@ import Type, { type TSchema } from 'typebox';
 import { PosCode } from '../pos/pos-limits.ts';
 import { MAX_FAILURE_REASON } from '../pos-mirror/reservation-orders.service.ts';
 import { CurrencyCode, DateTime, INT32_MAX, Int32, Int64, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
-import { EVENT_CATALOGUE, TEST_EVENT_TYPE, type EventType } from './webhooks.fns.ts';
+import { CHANNEL_EVENT_TYPES, EVENT_CATALOGUE, TEST_EVENT_TYPE, type EventType } from './webhooks.fns.ts';
 import { WebhookId } from './webhooks.schemas.ts';
 
 // What a webhook receiver reads (DESIGN 8.5): one schema per event type, each the body
@@ -153,6 +153,28 @@ const bookingData = data(
   'The booking as Tableside holds it after the change.',
 );
 
+/** What a booking channel's endpoint reads (channels/channel-events.ts): GET /v1/bc/bookings/{id}, plus previousStatus and changedBy. */
+const BookingStatus = (description: string) => Type.Enum([...BOOKING_STATUSES], { description });
+const channelBookingData = data(
+  {
+    id: Uuid({ description: "Tableside's booking id" }),
+    venueId: Uuid({ description: "Tableside's venue id" }),
+    channelId: Nullable(Uuid({ description: 'your channel id' })),
+    status: Nullable(BookingStatus('null while the reservation system has not answered')),
+    partySize: Int32(1, BOOKING_LIMITS.partySize),
+    start: Timestamp,
+    contact: Type.Object({ firstName: Str(100), lastName: Str(100), email: Str(254), phone: Str(40), locale: Type.Optional(Str(20)) }, { description: 'as you gave it' }),
+    notes: Nullable(Str(BOOKING_LIMITS.notes)),
+    deposit: Nullable(Type.Object({ amount: Money('the deposit'), currency: CurrencyCode(), paid: Type.Boolean() })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    previousStatus: Nullable(BookingStatus('the status before this change; null on booking.created')),
+    changedBy: Type.Enum(['channel', 'venue', 'system'], { description: 'channel: your own call; venue: the restaurant, at its reservation system; system: Tableside itself (a create it resolved, a booking it cancelled)' }),
+  },
+  Uuid({ description: "Tableside's booking id" }),
+  'The booking exactly as GET /v1/bc/bookings/{id} answered it right after the change, plus previousStatus and changedBy.',
+);
+
 // ---- Seating (pos-mirror/reservation-orders.service.ts) ----
 
 const seatingFields = {
@@ -244,6 +266,10 @@ export const WEBHOOK_EVENTS: Record<DeliveredEventType, WebhookEventDoc> = {
   'booking.updated': event('booking.updated', 'A booking changed', `Its party size, time, status, tables, notes or deposit changed. ${SCOPE_BOOKING}`, bookingData),
   'booking.canceled': event('booking.canceled', 'A booking was cancelled', `Its status became canceled. ${SCOPE_BOOKING}`, bookingData),
   'booking.seated': event('booking.seated', 'A booking was seated', `Its status became seated (the POS order follows with the seated event). ${SCOPE_BOOKING}`, bookingData),
+  'booking.confirmed': event('booking.confirmed', 'A booking was confirmed', `Its status became confirmed (the restaurant accepted it). ${SCOPE_BOOKING}`, bookingData),
+  'booking.rejected': event('booking.rejected', 'A booking was rejected', `Its status became rejected (the restaurant declined it). ${SCOPE_BOOKING}`, bookingData),
+  'booking.no_show': event('booking.no_show', 'A booking was marked a no-show', `Its status became no-show. ${SCOPE_BOOKING}`, bookingData),
+  'booking.completed': event('booking.completed', 'A booking was completed', `Its status became completed (the guests left). ${SCOPE_BOOKING}`, bookingData),
   'pos_order.opened': event('pos_order.opened', "A seated booking's POS order was opened", `Once per booking; unknownSkus lists the SKUs left out. ${SCOPE_SEATING}`, posOrderData(unknownSkus(0), 'The POS order of a seated booking was opened.')),
   'pos_order.unknown_skus': event('pos_order.unknown_skus', 'A POS order was opened without some SKUs', `Sent beside pos_order.opened when the POS did not know some pre-ordered SKUs. ${SCOPE_SEATING}`, posOrderData(unknownSkus(1), 'The POS order of a seated booking was opened without the SKUs it did not know.')),
   'pos_order.failed': event('pos_order.failed', "A seated booking's POS order could not be opened", `The POS refused it, or could not be reached for an hour. ${SCOPE_SEATING}`, posOrderFailed),
@@ -251,6 +277,20 @@ export const WEBHOOK_EVENTS: Record<DeliveredEventType, WebhookEventDoc> = {
   'webhook.endpoint_disabled': event('webhook.endpoint_disabled', 'A webhook endpoint was disabled', 'It answered 410, or failed for 5 days. Sent to the partner whose endpoint it is (to its other endpoints).', endpointDisabled),
   'webhook.test': event('webhook.test', 'A test event', 'Sent by POST /v1/webhooks/endpoints/{id}/test to that endpoint only; never part of a subscription.', testData),
 };
+
+export type ChannelEventType = (typeof CHANNEL_EVENT_TYPES)[number];
+
+/**
+ * What a `tableside` booking channel's endpoint reads (DESIGN 8.7a): the same types as the partners'
+ * booking events, with the channel's view of the booking as `data`.
+ */
+export const CHANNEL_WEBHOOK_EVENTS = Object.fromEntries(CHANNEL_EVENT_TYPES.map((type) => {
+  const partners = WEBHOOK_EVENTS[type];
+  return [type, event(type, `${partners.summary} (booking channels)`, `${partners.description.replace(SCOPE_BOOKING, '')}Sent to the booking channel the booking was made through.`, channelBookingData)];
+})) as Record<ChannelEventType, WebhookEventDoc>;
+
+/** The key of a channel's event in the document's `webhooks` section (a type's partners' entry is the type itself). */
+export const channelWebhookKey = (type: ChannelEventType) => `channel:${type}`;
 
 // ---- The OpenAPI 3.1 `webhooks` section ----
 
@@ -299,16 +339,23 @@ const RESPONSES = {
   },
 };
 
-const operationId = (type: string) =>
-  `webhook${type.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
+const operationId = (key: string) =>
+  `webhook${key.split(/[._:]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
 
-/** The OpenAPI 3.1 `webhooks` object: one POST per event type, its body schema inlined. */
+/**
+ * The OpenAPI 3.1 `webhooks` object: one POST per event type, its body schema inlined; the booking
+ * events a channel receives again under `channel:<type>`, with the channel's view.
+ */
 export function webhookDocument(): Record<string, { post: Record<string, unknown> }> {
   const out: Record<string, { post: Record<string, unknown> }> = {};
-  for (const [type, doc] of Object.entries(WEBHOOK_EVENTS)) {
-    out[type] = {
+  const entries: Array<[string, WebhookEventDoc]> = [
+    ...Object.entries(WEBHOOK_EVENTS),
+    ...CHANNEL_EVENT_TYPES.map((type): [string, WebhookEventDoc] => [channelWebhookKey(type), CHANNEL_WEBHOOK_EVENTS[type]]),
+  ];
+  for (const [key, doc] of entries) {
+    out[key] = {
       post: {
-        operationId: operationId(type),
+        operationId: operationId(key),
         summary: doc.summary,
         description:
           `${doc.description} Signed per Standard Webhooks (verify the webhook-signature header before trusting the body); events of one ` +

@@ -14,6 +14,10 @@ export const EVENT_CATALOGUE = [
   'booking.updated',
   'booking.canceled',
   'booking.seated',
+  'booking.confirmed',
+  'booking.rejected',
+  'booking.no_show',
+  'booking.completed',
   'pos_order.opened',
   'pos_order.unknown_skus',
   'pos_order.failed',
@@ -22,15 +26,41 @@ export const EVENT_CATALOGUE = [
 ] as const;
 export type EventType = (typeof EVENT_CATALOGUE)[number];
 
+/**
+ * What a booking channel's endpoint may subscribe to (DESIGN 8.7a): the events of the bookings made
+ * through it, nothing of venues, payments or orders.
+ */
+export const CHANNEL_EVENT_TYPES = [
+  'booking.created',
+  'booking.updated',
+  'booking.canceled',
+  'booking.seated',
+  'booking.confirmed',
+  'booking.rejected',
+  'booking.no_show',
+  'booking.completed',
+] as const satisfies readonly EventType[];
+
+/** Who an endpoint belongs to: a partner (DESIGN 8.5) or a `tableside` booking channel (8.7a). */
+export type EndpointOwner = { kind: 'partner'; id: string } | { kind: 'channel'; id: string };
+
 /** The type of the event `POST /endpoints/{id}/test` sends; never part of a subscription. */
 export const TEST_EVENT_TYPE = 'webhook.test' as const;
 
-/** The subscription's problems: types outside the catalogue, repeated types, an empty list. */
-export function subscriptionProblems(events: readonly string[]): string[] {
+/**
+ * The subscription's problems: types outside the catalogue (for a channel, outside its booking
+ * events), repeated types, an empty list.
+ */
+export function subscriptionProblems(events: readonly string[], owner: EndpointOwner['kind'] = 'partner'): string[] {
   const problems: string[] = [];
   if (events.length === 0) problems.push('must name at least one event type');
-  const unknown = events.filter((e) => !(EVENT_CATALOGUE as readonly string[]).includes(e));
-  if (unknown.length) problems.push(`unknown event types: ${[...new Set(unknown)].join(', ')} (known: ${EVENT_CATALOGUE.join(', ')})`);
+  const allowed: readonly string[] = owner === 'channel' ? CHANNEL_EVENT_TYPES : EVENT_CATALOGUE;
+  const unknown = events.filter((e) => !allowed.includes(e));
+  if (unknown.length && owner === 'channel') {
+    problems.push(`event types a booking channel cannot subscribe to: ${[...new Set(unknown)].join(', ')} (a channel receives ${CHANNEL_EVENT_TYPES.join(', ')})`);
+  } else if (unknown.length) {
+    problems.push(`unknown event types: ${[...new Set(unknown)].join(', ')} (known: ${EVENT_CATALOGUE.join(', ')})`);
+  }
   if (new Set(events).size !== events.length) problems.push('names an event type more than once');
   return problems;
 }

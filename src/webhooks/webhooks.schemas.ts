@@ -13,7 +13,7 @@ const EventTypes = Type.Array(Str(100), {
   maxItems: MAX_SUBSCRIBED,
   description: `event types to receive, each once, from the catalogue: ${EVENT_CATALOGUE.join(', ')}`,
 });
-const UrlIn = Str(2000, { description: 'https URL that receives the POSTs; not a loopback, private or metadata address' });
+const UrlIn = Str(2000, { description: 'https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed)' });
 const Description = Str(500);
 
 export const CreateEndpointBody = Type.Object({ url: UrlIn, events: EventTypes, description: Type.Optional(Description) });

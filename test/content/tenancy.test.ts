@@ -87,8 +87,8 @@ describeEachStore('content tenancy', (store) => {
       { route: 'PUT /v1/rms/venues/{venueId}/areas/{areaId}', path: `/v1/rms/venues/${venue.id}/areas/${area.id}`, body: { name: 'Hijacked' }, status: 404, why: 'A venue' },
       { route: 'PUT /v1/rms/venues/{venueId}/areas/{areaId}', path: `/v1/rms/venues/${B.venue.id}/areas/${area.id}`, body: { name: 'Hijacked' }, status: 404, why: 'A area under B venue' },
       // Seating paths take the externalId (DESIGN 8); another partner's venue is 403 there (issue 12).
-      { route: 'GET /v1/rms/venues/{venueId}/pos-tables', path: `/v1/rms/venues/${venue.externalId}/pos-tables`, status: 403, why: 'A venue (externalId)' },
-      { route: 'POST /v1/rms/venues/{venueId}/pos-connection', path: `/v1/rms/venues/${venue.externalId}/pos-connection`, body: { posType: 'sim' }, status: 403, why: 'A venue (externalId)' },
+      { route: 'GET /v1/rms/venues/{externalId}/pos-tables', path: `/v1/rms/venues/${venue.externalId}/pos-tables`, status: 403, why: 'A venue (externalId)' },
+      { route: 'POST /v1/rms/venues/{externalId}/pos-connection', path: `/v1/rms/venues/${venue.externalId}/pos-connection`, body: { posType: 'sim' }, status: 403, why: 'A venue (externalId)' },
     ];
   }
 

@@ -87,6 +87,23 @@ describe('[BKG-03] which addresses a partner-given URL may reach', () => {
     }
   });
 
+  test('[WHK-01] plain http:// is accepted only with plainLoopback (sandbox mode) and only on localhost, 127.0.0.1 or [::1]', async () => {
+    for (const url of ['http://localhost:3000/hooks', 'http://127.0.0.1:3000/', 'http://[::1]:3000/h']) {
+      expect((await checkOutboundUrl(url, { allowPrivate: true, plainLoopback: true })).ok, url).toBe(true);
+      // Production (no sandbox): https only, whatever ALLOW_PRIVATE_TARGETS says.
+      for (const allowPrivate of [false, true]) {
+        expect(await checkOutboundUrl(url, { allowPrivate, resolver: publicResolver }), url).toMatchObject({ ok: false, problem: 'must be an https URL' });
+      }
+    }
+    // A sandbox that turned ALLOW_PRIVATE_TARGETS off keeps the address rule.
+    expect((await checkOutboundUrl('http://127.0.0.1:3000/', { allowPrivate: false, plainLoopback: true })).ok).toBe(false);
+    // Not loopback: plain HTTP stays refused in the sandbox too.
+    for (const url of ['http://10.0.0.5/h', 'http://example.com/h', 'http://localhost.example.com/h', 'http://127.0.0.2/h']) {
+      expect(await checkOutboundUrl(url, { allowPrivate: true, plainLoopback: true, resolver: publicResolver }), url)
+        .toMatchObject({ ok: false, problem: expect.stringContaining('must be an https URL') });
+    }
+  });
+
   test.each(['https://127.0.0.1/x', 'https://[::1]:8443/', 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.5'])(
     '%s (an address literal) is refused, and allowed with ALLOW_PRIVATE_TARGETS=1',
     async (url) => {

@@ -133,6 +133,30 @@ describe('with a server owning the data directory', () => {
     expect((await cli('feeds', 'export', '--channel', bc.id, '--out', out, '--json')).code).not.toBe(0);
   });
 
+  it('[CHN-32] [CHN-37] channel google-rtu stores a google-v3 channel’s partner id and service account printing no key; google-rtu-log lists its attempts; a tableside channel is refused', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { writeFileSync } = await import('node:fs');
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const keyFile = join(dataDir, 'service-account.json');
+    writeFileSync(keyFile, JSON.stringify({
+      type: 'service_account', private_key_id: 'k1', private_key: privateKey,
+      client_email: 'rtu@tableside-test.iam.gserviceaccount.com', token_uri: 'https://oauth2.googleapis.com/token',
+    }));
+    const google = jsonOf(await cli('channel', 'create', '--name', 'RTU', '--protocol', 'google-v3', '--json'));
+    const stored = await cli('channel', 'google-rtu', '--channel', google.id, '--partner-id', '20001234', '--service-account', keyFile, '--json');
+    expect(jsonOf(stored)).toEqual({
+      channelId: google.id, partnerId: '20001234', apiBase: 'https://mapsbooking.googleapis.com',
+      clientEmail: 'rtu@tableside-test.iam.gserviceaccount.com', tokenUri: 'https://oauth2.googleapis.com/token', enabled: true, updatedAt: expect.any(String),
+    });
+    expect(stored.stdout + stored.stderr).not.toContain(privateKey.split('\n')[1]);
+    expect(jsonOf(await cli('channel', 'google-rtu-log', '--channel', google.id, '--json'))).toEqual({ channelId: google.id, attempts: [] });
+    const bc = jsonOf(await cli('channel', 'create', '--name', 'Not google either', '--json'));
+    const wrong = await cli('channel', 'google-rtu', '--channel', bc.id, '--partner-id', '1', '--service-account', keyFile, '--json');
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout).toBe('');
+    expect(wrong.stderr).toMatch(/google-v3/);
+  });
+
   it('[DES-056] partner grant puts a venue in the partner’s scope', async () => {
     const partner = jsonOf(await cli('partner', 'create', '--name', 'Grantee', '--access', 'pat', '--json'));
     const { accessToken } = jsonOf(await cli('token', 'issue', '--partner', partner.partnerId, '--json'));

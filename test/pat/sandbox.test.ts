@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonOf, runCli, startServe, type ServeProcess } from '../helpers/cli.ts';
 import { HttpClient, type HttpResponse } from '../helpers/http.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { freePort } from '../helpers/streams.ts';
+import { createServer, type Server } from 'node:net';
+import { request as httpsRequest } from 'node:https';
 
 // Sandbox mode through the real CLI (DESIGN 4, 6.1): `tableside serve --sandbox` on a fresh data
 // directory runs the POS simulator in-process, seeds a partner with two connected venues, tables and
@@ -14,12 +17,15 @@ import { eventually } from '../helpers/eventually.ts';
 
 interface SandboxJson {
   baseUrl: string;
+  caFile: string;
   partnerId: string;
   apiKey: string;
   accessToken: string;
   venueIds: string[];
   posSimulator: { baseUrl: string; apiKey: string } | null;
   seating: { externalId: string; venueId: string; posTables: string[]; skus: string[] } | null;
+  rmsBaseUrl: string;
+  channels: unknown[];
 }
 
 let dir: string;
@@ -30,14 +36,39 @@ let http: HttpClient;
 const readSandbox = (): SandboxJson => JSON.parse(readFileSync(join(dir, 'sandbox.json'), 'utf8'));
 const ca = () => readFileSync(join(dir, 'tls.crt'), 'utf8');
 
-async function startSandbox(): Promise<ServeProcess> {
+async function startSandbox(env: Record<string, string> = {}): Promise<ServeProcess> {
   // A generous POS timeout: the machine running the suite may be busy.
-  return startServe({ TABLESIDE_DATA: dir, POS_TIMEOUT_MS: '15000' }, ['serve', '--sandbox'], 120_000);
+  return startServe({ TABLESIDE_DATA: dir, POS_TIMEOUT_MS: '15000', ...env }, ['serve', '--sandbox'], 120_000);
 }
+
+/** The status of GET /healthz on the port, or null while nothing answers (the certificate is not checked: it may not exist yet). */
+function healthz(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const req = httpsRequest({ host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, timeout: 5000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? null);
+    });
+    req.on('error', () => resolve(null));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+/** What a script that waits for /healthz then reads sandbox.json would find: the file's content at the first 200. */
+let sandboxAtFirstHealthy: Partial<SandboxJson> | null | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tableside-sandbox-'));
-  serve = await startSandbox();
+  const port = await freePort();
+  let starting = true;
+  const watching = eventually(async () => {
+    if (!starting) return true;
+    if ((await healthz(port)) !== 200) return false;
+    sandboxAtFirstHealthy = existsSync(join(dir, 'sandbox.json')) ? JSON.parse(readFileSync(join(dir, 'sandbox.json'), 'utf8')) : null;
+    return true;
+  }, { intervalMs: 5, timeoutMs: 120_000, what: '/healthz answering 200' });
+  serve = await startSandbox({ PORT: String(port) }).finally(() => (starting = false));
+  await watching;
   first = readSandbox();
   http = new HttpClient(first.baseUrl, ca());
 }, 180_000);
@@ -74,6 +105,20 @@ describe('tableside serve --sandbox', () => {
     expect(output).toContain(first.accessToken);
     expect(output).toContain(first.apiKey);
     for (const id of first.venueIds) expect(output).toContain(id);
+  });
+
+  it('[DES-067] [DES-066] sandbox.json is complete before /healthz first answers 200 (a script waiting for health reads it at once)', () => {
+    expect(sandboxAtFirstHealthy, 'sandbox.json did not exist when /healthz first answered 200').not.toBeNull();
+    // Seen by the watcher only if it caught the service healthy before the banner; either way the file was whole.
+    if (sandboxAtFirstHealthy) expect(sandboxAtFirstHealthy).toEqual(first);
+    expect(first.caFile).toBe(join(dir, 'tls.crt'));
+  });
+
+  it('[DES-067] the start banner lists every venue /v1/pat/venues answers', async () => {
+    const venues = await http.get('/v1/pat/venues', { token: first.accessToken });
+    const banner = /pay-at-table venues: (.*)/.exec(serve!.output())?.[1] ?? '';
+    const listed = banner.match(/[0-9a-f]{8}-[0-9a-f-]{27}/g) ?? [];
+    expect(listed.sort()).toEqual(venues.body.venues.map((v: { id: string }) => v.id).sort());
   });
 
   it('[DES-067] the seeded venues are connected, with tables and open orders', async () => {
@@ -224,8 +269,20 @@ describe('tableside serve --sandbox', () => {
     await expect(simClient.get('/venue/sim-venue-1/tables', { token: first.posSimulator!.apiKey })).rejects.toThrow();
     await simClient.close();
 
-    serve = await startSandbox();
+    // The reference RMS's port is taken meanwhile; the POS simulator's is not.
+    const squatter: Server = createServer();
+    await new Promise<void>((r) => squatter.listen(Number(new URL(first.rmsBaseUrl).port), '127.0.0.1', () => r()));
+    try {
+      serve = await startSandbox();
+    } finally {
+      await new Promise((r) => squatter.close(r));
+    }
     const second = readSandbox();
+    // Saved URLs stay valid across a restart; a port taken since is replaced and recorded.
+    expect(second.posSimulator!.baseUrl).toBe(first.posSimulator!.baseUrl);
+    expect(second.rmsBaseUrl).not.toBe(first.rmsBaseUrl);
+    const third = await fetchRmsVenues(second);
+    expect(third).toBeGreaterThan(0);
     expect(second.partnerId).toBe(first.partnerId);
     expect(second.venueIds).toEqual(first.venueIds);
     expect(second.baseUrl).toBe(serve.url);
@@ -248,6 +305,18 @@ describe('tableside serve --sandbox', () => {
     expect(posTypes.body.posTypes.filter((t: { code: string }) => t.code === 'simulator')).toHaveLength(1);
   }, 180_000);
 });
+
+/** The reference RMS answers on the URL sandbox.json names: its venues. */
+async function fetchRmsVenues(sandbox: SandboxJson & { rmsApiKey?: string }): Promise<number> {
+  const rms = new HttpClient(sandbox.rmsBaseUrl, ca());
+  try {
+    const res = await rms.get('/_control/venues', { token: (sandbox as { rmsApiKey: string }).rmsApiKey });
+    expect(res.status, res.text).toBe(200);
+    return res.body.length;
+  } finally {
+    await rms.close();
+  }
+}
 
 describe('tableside serve --sandbox after an interrupted first start', () => {
   it('[DES-067] [DES-068] a first start that seeded one venue and stopped is completed by the next start, nothing seeded twice', async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROKEN_MODES, startSimulator, type BrokenMode, type Simulator } from '../../pos-simulator/src/index.ts';
 import { RULES, runPosCheck, type PosCheckReport } from '../../src/pos/check/index.ts';
+import { PosHttp } from '../../src/pos/check/http.ts';
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -37,6 +38,24 @@ describe('healthy simulator', () => {
     expect(report.ok).toBe(true);
     expect(byStatus(report, 'skip').sort()).toEqual(['items-added', 'payment-forward', 'payment-idempotent', 'payment-status']);
     for (const r of report.rules.filter((x) => x.status === 'skip')) expect(r.detail).toMatch(/--payments|--sku/);
+  });
+
+  it('[DES-086] pos-check leaves none of its orders open: the venue\'s open orders are the same before and after a run (issue 30: two empty ones were left)', async () => {
+    sim = await startSimulator({ seed: true });
+    const pos = new PosHttp({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, ca: sim.ca });
+    try {
+      const openIds = async () => ((await pos.get('/venue/sim-venue-1/orders?status=open')).json as Array<{ id: string }>).map((o) => o.id).sort();
+      const before = await openIds();
+      expect(before.length).toBeGreaterThan(0); // the seeded demo orders, which the kit must not touch
+      for (const payments of [false, true]) {
+        const report = await runPosCheck({ baseUrl: sim.baseUrl, apiKey: sim.apiKey, venue: 'sim-venue-1', payments, sku: 'ESP', ca: sim.ca });
+        expect(report.ok).toBe(true);
+        expect(report.rules.find((r) => r.id === 'cleanup')?.status).toBe('pass');
+        expect(await openIds()).toEqual(before);
+      }
+    } finally {
+      await pos.close();
+    }
   });
 
   it('[POS-13] a POS that ignores items passes unknown-sku with a note; told --sku, items-added fails', async () => {
@@ -83,6 +102,8 @@ describe('transport', () => {
       const untrusted = await runPosCheck(opts);
       expect(untrusted.ok).toBe(false);
       expect(untrusted.rules[0]).toMatchObject({ id: 'auth-required', status: 'fail', detail: expect.stringMatching(/certificate/i) });
+      // The failure says what to pass (issue 30).
+      expect(untrusted.rules[0]!.detail).toMatch(/pass --ca <its PEM file>, for the sandbox --ca \.tableside\/tls\.crt; or --insecure/);
       expect((await runPosCheck({ ...opts, insecure: true })).ok).toBe(true);
       writeFileSync(join(dir, 'ca.pem'), sim.ca);
       process.env.NODE_EXTRA_CA_CERTS = join(dir, 'ca.pem');

@@ -77,6 +77,19 @@ describe('availability', () => {
     expect(unknown.body.error.code).toBe('venue_not_found');
   });
 
+  it('[BKG-10] dates of the years 0000-0099 are calendar dates (Date.UTC reads them as 1900-1999): availability answers them, 0099-02-29 is no date, 0096-02-29 is', async () => {
+    for (const date of ['0000-01-01', '0042-06-15', '0096-02-29', '0099-12-31']) {
+      const res = await avail(2, date);
+      expect(res.status, date).toBe(200);
+      expect(res.body.date).toBe(date);
+      // Every slot starts on that local date (London's offset in year 42 is its LMT, a few minutes).
+      for (const s of res.body.slotData) expect(new Date(s.startSec * 1000).getUTCFullYear(), date).toBe(Number(date.slice(0, 4)));
+    }
+    const notADay = await avail(2, '0099-02-29');
+    expect(notADay.status).toBe(400);
+    expect(notADay.body.error.details).toHaveProperty('date');
+  });
+
   it('[BKG-11] from outside: booking listed open slots until none is left succeeds every time, and then every slot refuses with 402 slot_unavailable', async () => {
     for (const partySize of [2, 4, 3, 1]) {
       for (let guard = 0; guard < 40; guard++) {

@@ -93,6 +93,19 @@ describe('failure knobs', () => {
     await slow.catch(() => undefined);
   });
 
+  it('lagMs answers what the call read on arrival, late: a change made meanwhile is not in it', async () => {
+    const id = (await h.book(bookingBody())).body.id;
+    await h.sim.control.setFailures({ lagMs: 1000, operations: ['read'], count: 1 });
+    const late = h.call('GET', `/booking/${id}`);
+    await eventually(async () => {
+      const [read] = await h.sim.control.requests({ operation: 'read' });
+      expect(read?.laggingSince).toBeDefined(); // its answer is built (what it read is fixed) and held
+    });
+    expect((await h.call('PUT', `/booking/${id}`, { body: { partySize: 3 } })).status).toBe(200);
+    expect((await h.call('GET', `/booking/${id}`)).body.partySize).toBe(3); // count 1: the next read is on time
+    expect((await late).body.partySize).toBe(2);
+  });
+
   it('a forced 402 touches only create, update and cancel; reads still answer', async () => {
     await h.sim.control.setFailures({ force402: 'payment_failed' });
     expect((await avail()).status).toBe(200);

@@ -107,6 +107,24 @@ describeEachStore('POST/GET /v1/rms/availability-feed', (store) => {
     await shard(fresh, 1, 2, [record('v-x', '2025-06-12', 4)]);
   });
 
+  it('[BKG-20] a feed without metadata.date that began before the current snapshot\'s and completes late does not replace it', async () => {
+    const dateless = (id: string, shardNumber: number, total: number, data: unknown[]) =>
+      w.app.http.post('/v1/rms/availability-feed', { token: w.key, body: { metadata: { total_shards: total, shard_number: shardNumber, nonce: id }, data } });
+    const older = nonce();
+    expect((await dateless(older, 0, 2, [record('v-old', '2025-06-12', 2)])).body.status).toBe('received');
+    // Its first shard came a minute ago (not waiting for real time: the row says when it arrived).
+    await sql`UPDATE rms_feed_shards SET received_at = received_at - interval '1 minute' WHERE nonce = ${older}`.execute(w.app.db.kysely);
+    const newer = nonce();
+    expect((await dateless(newer, 0, 1, [record('v-new', '2025-06-12', 2)])).body.status).toBe('complete');
+    // The older feed's last shard arrives after the newer feed became the snapshot.
+    expect((await dateless(older, 1, 2, [record('v-old', '2025-06-12', 4)])).body).toMatchObject({ status: 'superseded', receivedShards: 2 });
+    expect(await status()).toMatchObject({ nonce: newer, date: null, records: 1, venues: 1, incomplete: [] });
+    // A dateless feed begun after the snapshot's replaces it.
+    const next = nonce();
+    expect((await dateless(next, 0, 1, [record('v-next', '2025-06-12', 2)])).body.status).toBe('complete');
+    expect(await status()).toMatchObject({ nonce: next, records: 1 });
+  });
+
   it('bad metadata and bodies → 400 with details; a feed shard may exceed 1 MiB (other routes may not)', async () => {
     const noMeta = await w.app.http.post('/v1/rms/availability-feed', { token: w.key, body: { data: [] } });
     expect(noMeta.status).toBe(400);
@@ -136,6 +154,16 @@ describe('availability of a venue: live, else the snapshot', () => {
     await w.sim.control.setClock({ set: '2025-06-10T09:00:00Z', frozen: true });
   });
   afterAll(async () => w?.close());
+
+  it('[BKG-09] a lookup without an area answers the venue-wide record only, never an area\'s', async () => {
+    const feed = w.app.service.app.services.feed;
+    const areaOnly = { ...record('v-areas', '2025-06-15', 2), areaId: 'terrace' };
+    const res = await w.app.http.post('/v1/rms/availability-feed', { token: w.key, body: { metadata: { total_shards: 1, shard_number: 0, nonce: `areas-${process.pid}` }, data: [areaOnly] } });
+    expect(res.body.status).toBe('complete');
+    expect(await feed.snapshotAvailability(w.partnerId, 'v-areas', '2025-06-15', 2, 'terrace')).toMatchObject({ source: 'snapshot', duration: 5400 });
+    expect(await feed.snapshotAvailability(w.partnerId, 'v-areas', '2025-06-15', 2)).toBeNull();
+    expect(await feed.snapshotAvailability(w.partnerId, 'v-areas', '2025-06-15', 2, 'garden')).toBeNull();
+  });
 
   it('[BKG-09] an RMS that does not answer within 1 s is served from the latest complete snapshot, marked "snapshot"', async () => {
     const availability = w.app.service.app.services.availability;

@@ -15,8 +15,18 @@ describe('booking record rules', () => {
     expect(diff(record, { ...fields, status: 'canceled', partySize: 3 })).toEqual({ status: { from: 'confirmed', to: 'canceled' }, partySize: { from: 2, to: 3 } });
     expect(eventTypeOf(diff(record, { ...fields, status: 'canceled' }))).toBe('booking.canceled');
     expect(eventTypeOf(diff(record, { ...fields, status: 'seated' }))).toBe('booking.seated');
-    expect(eventTypeOf(diff(record, { ...fields, status: 'completed' }))).toBe('booking.updated');
     expect(eventTypeOf(diff(record, { ...fields, partySize: 4 }))).toBe('booking.updated');
+  });
+
+  it('[CHN-30] [CHN-31] a status change is its status\'s event (confirmed, rejected, no_show, completed too); a status without one is booking.updated', () => {
+    const pending = { ...record, status: 'pending_confirmation' as const };
+    expect(eventTypeOf(diff(pending, { ...fields, status: 'confirmed' }))).toBe('booking.confirmed');
+    expect(eventTypeOf(diff(pending, { ...fields, status: 'rejected' }))).toBe('booking.rejected');
+    expect(eventTypeOf(diff(record, { ...fields, status: 'no-show' }))).toBe('booking.no_show');
+    expect(eventTypeOf(diff(record, { ...fields, status: 'completed' }))).toBe('booking.completed');
+    expect(eventTypeOf(diff(record, { ...fields, status: 'completed', partySize: 5 }))).toBe('booking.completed');
+    expect(eventTypeOf(diff(pending, { ...fields, status: 'requires_payment' }))).toBe('booking.updated');
+    expect(eventTypeOf(diff(record, { ...fields, status: 'pending_confirmation' }))).toBe('booking.updated');
   });
 
   it('[BKG-18] an RMS state older than the one applied never replaces it (out-of-order re-reads converge)', () => {

@@ -10,6 +10,8 @@ import { startRmsWorld, type RmsWorld } from './world.ts';
 // is recorded with its RMS id, statuses and history, with an outbox event per change.
 
 const NOW = '2025-06-10T09:00:00Z';
+/** A channel id as channels have them (a uuid): the channels' listeners look it up. */
+const CHANNEL_ID = '0190f0f0-0000-7000-8000-00000000c4a1';
 const at = (hhmm: string, day = '2025-06-11') => new Date(`${day}T${hhmm}:00+01:00`);
 
 async function events(w: RmsWorld, entityId: string) {
@@ -25,7 +27,7 @@ describeEachStore('bookings made through Tableside', (store) => {
     w = await startRmsWorld({ app: { store, clock: new ManualClock(NOW) } });
     input = (over = {}) => ({
       venueId: w.venueId,
-      channel: { id: 'chan-1', name: 'Test channel' },
+      channel: { id: CHANNEL_ID, name: 'Test channel' },
       partySize: 2,
       date: at('19:00'),
       contact: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', telephone: '+44 20 7946 0001' },
@@ -44,7 +46,7 @@ describeEachStore('bookings made through Tableside', (store) => {
   it('[BKG-05] [DES-105] a create sends the venue externalId, records the RMS id and status, and emits booking.created', async () => {
     const { booking, pending } = await bookings().create(input());
     expect(pending).toBe(false);
-    expect(booking).toMatchObject({ venueId: w.venueId, rmsVenueId: 'rms-venue-1', status: 'confirmed', partySize: 2, date: at('19:00').toISOString(), channel: { id: 'chan-1', name: 'Test channel' }, sequence: 1 });
+    expect(booking).toMatchObject({ venueId: w.venueId, rmsVenueId: 'rms-venue-1', status: 'confirmed', partySize: 2, date: at('19:00').toISOString(), channel: { id: CHANNEL_ID, name: 'Test channel' }, sequence: 1 });
     const sent = await w.sim.control.requests({ operation: 'create' });
     expect(sent.map((r) => (r.body as any).venueId)).toEqual(['rms-venue-1']);
     const rms = await w.sim.control.getBooking(booking.rmsBookingId!);

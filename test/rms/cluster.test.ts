@@ -73,4 +73,27 @@ describePostgres('RMS feed and notices across two processes', () => {
       expect(r.rows[0]!.outcome).toBe('unknown_booking');
     }, { what: 'the notice processed' });
   });
+  it('[BKG-44] two feeds of one partner completing at once on two processes leave a snapshot of exactly one nonce\'s records', async () => {
+    const c = await cluster();
+    const size = 1500;
+    // Each feed is one shard, so each request completes its nonce; its venues name the nonce.
+    const feed = (nonce: string) => ({
+      metadata: { total_shards: 1, shard_number: 0, nonce },
+      data: Array.from({ length: size }, (_, r) => ({
+        venueId: `${nonce}-v${r % 50}`, date: '2025-06-12', partySize: 1 + Math.floor(r / 50),
+        slotData: [{ startSec: 1_749_661_200, totalSpots: 2, openSpots: 1, deposit: false, depositAmount: 0, requiresCc: false }],
+      })),
+    });
+    for (let round = 0; round < 4; round++) {
+      const nonces = [`race-${round}-a`, `race-${round}-b`];
+      const answers = await Promise.all(nonces.map((nonce, i) => c.clients[i]!.post('/v1/rms/availability-feed', { token: c.key, body: feed(nonce) })));
+      expect(answers.map((a) => a.status)).toEqual([202, 202]);
+      const status = (await c.clients[0]!.get('/v1/rms/availability-feed', { token: c.key })).body;
+      expect(nonces).toContain(status.nonce);
+      const { rows } = await sql<{ nonce: string; n: number }>`SELECT split_part(rms_venue_id, '-v', 1) AS nonce, count(*)::int AS n
+        FROM rms_availability GROUP BY 1 ORDER BY 1`.execute(c.db.kysely);
+      expect(rows).toEqual([{ nonce: status.nonce, n: size }]);
+      expect(status).toMatchObject({ records: size, venues: 50 });
+    }
+  });
 });

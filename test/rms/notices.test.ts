@@ -128,6 +128,60 @@ describeEachStore('POST /v1/rms/notifications', (store) => {
     expect((await bookings().history(booking.id)).length).toBe(1);
   });
 
+  /** Waits until the RMS has built its answer to a held (lagMs) read of the booking: what it read is fixed. */
+  const readHeld = (rmsId: string) => eventually(async () => {
+    const reads = await w.sim.control.requests({ operation: 'read' });
+    expect(reads.some((r) => r.path === `/booking/${rmsId}` && r.laggingSince !== undefined)).toBe(true);
+  }, { what: 'the re-read answered by the RMS and held on its way' });
+
+  it('[BKG-42] a notice identical to one whose re-read has started is not absorbed: it re-reads and its change is applied', async () => {
+    const { booking } = await bookings().create(input());
+    const rmsId = booking.rmsBookingId!;
+    const body = { entity: 'booking', entityId: rmsId, action: 'update' };
+    const rms = (await w.app.service.app.services.bookingServices.client(w.partnerId))!;
+    await w.sim.control.clearRequests();
+    // The first notice's re-read reads the booking as it is (party of 2); its answer comes late.
+    await w.sim.control.setFailures({ lagMs: 1000, operations: ['read'], count: 1 });
+    expect((await notify(body, `first-${rmsId}`)).body.status).toBe('accepted');
+    const firstRun = w.app.service.runner.runDue();
+    await readHeld(rmsId);
+    // Meanwhile staff change the booking; the RMS sends the same body again (notices carry no data).
+    await rms.updateBooking(rmsId, { partySize: 5 });
+    expect((await notify(body, `second-${rmsId}`)).body.status).toBe('accepted');
+    await firstRun;
+    clock.advance(60_000);
+    await w.app.service.runner.runDue();
+    expect(await bookings().get(booking.id)).toMatchObject({ partySize: 5, status: 'confirmed' });
+    expect(await types(booking.id)).toEqual(['booking.created', 'booking.updated']);
+    expect(await notices(rmsId)).toEqual(['unchanged', 'updated']);
+  });
+
+  it('[BKG-43] two re-reads of one booking at once end at the RMS\'s latest state, with updatedAt unchanged between its states', async () => {
+    // The simulator's clock is frozen: every state of the booking has the same updatedAt (as an RMS
+    // with whole-second timestamps gives two changes within a second).
+    const { booking } = await bookings().create(input());
+    const rmsId = booking.rmsBookingId!;
+    const rms = (await w.app.service.app.services.bookingServices.client(w.partnerId))!;
+    await w.sim.control.clearRequests();
+    await rms.updateBooking(rmsId, { partySize: 3 });
+    await w.sim.control.setFailures({ lagMs: 1000, operations: ['read'], count: 1 });
+    expect((await notify({ entity: 'booking', entityId: rmsId, action: 'update' })).body.status).toBe('accepted');
+    const slowRead = w.app.service.runner.runDue(); // reads "party of 3, confirmed", answered late
+    await readHeld(rmsId);
+    await rms.cancelBooking(rmsId, { cancelActor: 'restaurant' });
+    expect((await notify({ entity: 'booking', entityId: rmsId, action: 'cancel' })).body.status).toBe('accepted');
+    // The cancel's notice is run at once beside the slow re-read (the runner runs jobs concurrently).
+    await w.app.service.runner.runDue();
+    await slowRead;
+    for (let i = 0; i < 3; i++) {
+      clock.advance(60_000);
+      await w.app.service.runner.runDue();
+    }
+    expect(await bookings().get(booking.id)).toMatchObject({ status: 'canceled', partySize: 3 });
+    expect((await types(booking.id)).at(-1)).toBe('booking.canceled');
+    expect(await notices(rmsId)).not.toContain(null);
+  });
+
   it('[BKG-18] a notice about a booking whose create is still unanswered waits for it, then applies (never "unknown")', async () => {
     await w.sim.control.setTableside({ tablesideUrl: w.app.url, apiKey: w.key, ca: testTls().cert });
     // The RMS makes the booking but answers after Tableside gave up (RMS_TIMEOUT_MS 1.5 s here).

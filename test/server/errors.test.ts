@@ -30,6 +30,15 @@ describe('routing errors', () => {
     }
   });
 
+  it('[ERR-05] [DES-019] a method not offered is a 403 whatever the length of the path parameter (150 and 2,000 characters, as for the served methods)', async () => {
+    for (const length of [101, 150, 2000]) {
+      const id = 'x'.repeat(length);
+      const res = await app.http.request('PATCH', `/v1/pat/venue/${id}/tables`, { token: partner.token, body: {} });
+      expect(res.status, `${length} characters`).toBe(403);
+      expect(res.body.error.message).toMatch(/not allowed/);
+    }
+  });
+
   it('[DES-020] an unknown path → 404 with the envelope', async () => {
     for (const path of ['/v1/pat/nothing-here', '/v1/rms/unknown', '/nope', '/v2/pat/venues']) {
       const res = await app.http.get(path, { token: partner.token });

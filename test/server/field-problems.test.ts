@@ -40,6 +40,20 @@ describe('field problems on every API family', () => {
     expect(booking.body.error.details['contact.email']).toEqual(['must be an e-mail address']);
   });
 
+  it('[ERR-03] [DES-010] the e-mail fields state their accepted form as a pattern, and the validator accepts exactly what it matches', async () => {
+    const doc = (await app.http.get('/openapi.json')).body;
+    const schemas = JSON.stringify(doc);
+    expect(schemas).not.toContain('"format":"email"');
+    const venueEmail = doc.paths['/v1/pat/venues'].post.requestBody.content['application/json'].schema.properties.email;
+    const pattern = new RegExp(venueEmail.pattern);
+    const cases = ['0@com', 'a@b', 'ana.lopez+res@mail.example.co', 'x@localhost', "o'neil@example.ie", 'a..b@example.com', 'a@-x.com', 'name@example.com'];
+    for (const email of cases) {
+      const answer = await app.http.post('/v1/pat/venues', { token: pat.token, body: { name: 'Casa', email } });
+      // Whatever else the body lacks, the e-mail is refused exactly when the document's pattern says so.
+      expect(answer.body.error?.details?.email !== undefined, email).toBe(!pattern.test(email));
+    }
+  });
+
   it('[ERR-03] a nullable field of the wrong type is still told its accepted types; a too-long one its length', async () => {
     const wrongType = await app.http.post('/v1/rms/venues', { token: rms.apiKey, body: { name: 'Casa', email: 42 } });
     expect(wrongType.body.error.details.email).toEqual(['must be a string or null']);

@@ -47,6 +47,14 @@ describe('the document', () => {
     }
   });
 
+  it('[DES-010] a path parameter says whose id it is: the seating paths take {externalId} (the RMS\'s id), the content paths {venueId} (Tableside\'s)', () => {
+    for (const path of ['/v1/rms/venues/{externalId}/pos-tables', '/v1/rms/venues/{externalId}/pos-connection']) {
+      const op = Object.values<Json>(doc.paths[path] ?? {})[0];
+      expect(op?.parameters?.map((p: Json) => p.name), path).toEqual(['externalId']);
+    }
+    expect(Object.keys(doc.paths).filter((p) => /\/v1\/rms\/venues\/\{venueId\}\/pos-/.test(p))).toEqual([]);
+  });
+
   it('[DES-010] the access token is described as it is: opaque (not a JWT), client credentials, 1 hour, no refresh token', () => {
     const scheme = doc.components.securitySchemes.accessToken;
     expect(scheme.flows).toEqual({ clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } });

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAILURE_CODES } from '../../src/pat/payments.fns.ts';
 import { BOOKING_STATUSES as RMS_STATUSES, MAX_BOOKING_TABLES, MAX_NOTES, MAX_PARTY_SIZE } from '../../src/rms/rms-client.fns.ts';
 import { MAX_EVENT_TABLES, MAX_ITEMS, ReservationEvent } from '../../src/rms/seated-reservations.schemas.ts';
 import {
-  BOOKING_LIMITS, BOOKING_STATUSES, DELIVERED_TYPES, PAYMENT_FAILURE_CODES, SEATING_LIMITS, WEBHOOK_EVENTS, webhookDocument,
+  BOOKING_LIMITS, BOOKING_STATUSES, CHANNEL_WEBHOOK_EVENTS, channelWebhookKey, DELIVERED_TYPES, PAYMENT_FAILURE_CODES, SEATING_LIMITS, WEBHOOK_EVENTS,
+  webhookDocument,
 } from '../../src/webhooks/events.schemas.ts';
-import { EVENT_CATALOGUE, TEST_EVENT_TYPE } from '../../src/webhooks/webhooks.fns.ts';
+import { CHANNEL_EVENT_TYPES, EVENT_CATALOGUE, TEST_EVENT_TYPE } from '../../src/webhooks/webhooks.fns.ts';
 import { describeEachStore } from '../helpers/db.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { testCertFile, testTls } from '../helpers/http.ts';
@@ -16,6 +15,7 @@ import { POS } from '../helpers/pat.ts';
 import { startSeatingWorld, type SeatingWorld } from '../helpers/seating.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { startRmsWorld, type RmsWorld } from '../rms/world.ts';
+import { validators } from './schema-check.ts';
 import { verify } from './world.ts';
 
 // The declared webhook events (src/webhooks/events.schemas.ts, the document's `webhooks` section)
@@ -24,32 +24,6 @@ import { verify } from './world.ts';
 // feed, the test event) is validated, as its receiver reads it, against the schema of its type by a
 // plain Ajv with ajv-formats (the custom format names are declared without a check: their enums and
 // patterns say what they accept). The check is strict: a field the schema does not declare fails too.
-
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
-
-/** The schema with `additionalProperties: false` on every object that lists its properties. */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = closed(v);
-  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
-  return out;
-}
-
-function validators(): (type: string, body: unknown) => string[] {
-  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, strictTypes: false });
-  addFormats(ajv);
-  for (const name of ['iso-country', 'iso-currency', 'iso-language', 'iana-timezone', 'iso-date-or-date-time']) ajv.addFormat(name, true);
-  ajv.addKeyword({ keyword: 'x-problem', schemaType: 'string' });
-  const compiled = new Map<string, ValidateFunction>();
-  for (const [type, doc] of Object.entries(WEBHOOK_EVENTS)) compiled.set(type, ajv.compile(closed(JSON.parse(JSON.stringify(doc.schema))) as object));
-  return (type, body) => {
-    const validate = compiled.get(type);
-    if (!validate) return [`no schema declared for ${type}`];
-    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-  };
-}
 
 /** The limits the OWASP ruleset asks of every schema, checked on the webhooks section itself. */
 function limitProblems(schema: any, at: string, out: string[] = []): string[] {
@@ -78,11 +52,16 @@ describe('the declared webhook events', () => {
     expect(SEATING_LIMITS).toEqual({ partySize: (ReservationEvent.properties.partySize as unknown as { maximum: number }).maximum, tables: MAX_EVENT_TABLES, items: MAX_ITEMS });
   });
 
-  it('webhookDocument(): one POST per type, tagged webhooks, signed headers declared, the body schema inlined with its limits', () => {
+  it('[CHN-30] declare the channel view of each booking event a channel may receive', () => {
+    expect(Object.keys(CHANNEL_WEBHOOK_EVENTS).sort()).toEqual([...CHANNEL_EVENT_TYPES].sort());
+  });
+
+  it('webhookDocument(): one POST per type (and per channel booking type), tagged webhooks, signed headers declared, the body schema inlined with its limits', () => {
     const doc = webhookDocument();
-    expect(Object.keys(doc).sort()).toEqual(Object.keys(WEBHOOK_EVENTS).sort());
+    expect(Object.keys(doc).sort()).toEqual([...Object.keys(WEBHOOK_EVENTS), ...CHANNEL_EVENT_TYPES.map(channelWebhookKey)].sort());
     const ids = new Set<string>();
-    for (const [type, { post }] of Object.entries(doc) as Array<[string, { post: any }]>) {
+    for (const [key, { post }] of Object.entries(doc) as Array<[string, { post: any }]>) {
+      const type = key.replace(/^channel:/, '');
       ids.add(post.operationId);
       expect(post.summary, type).toBeTruthy();
       expect(post.description, type).toBeTruthy();
@@ -114,7 +93,7 @@ describe('the declared webhook events', () => {
 
 describeEachStore('delivered webhook events match their declared schemas', (store) => {
   let receiver: WebhookReceiver;
-  const check = validators();
+  const check = validators(WEBHOOK_EVENTS);
 
   /** Every body delivered at `path`, verified with its secret, and what breaks its type's schema. */
   function bodiesAt(path: string, secret: string): any[] {

@@ -35,6 +35,24 @@ export function localSimulatorCertFile(): string {
   return resolve(process.env.TABLESIDE_DATA ?? '.tableside', 'pos-sim', 'cert.pem');
 }
 
+/**
+ * The sandbox's certificate (`sandbox.json` → `caFile`, in $TABLESIDE_DATA or ./.tableside) when the
+ * kit is pointed at one of that sandbox's servers (its POS simulator, its reference RMS, the service):
+ * `npm start` then `pos-check`/`rms-check` with the URLs sandbox.json names work without flags. Only
+ * for those origins, and the certificate is the sandbox's own localhost-only, non-CA one.
+ */
+export function sandboxCertFiles(baseUrl: string): string[] {
+  const file = resolve(process.env.TABLESIDE_DATA ?? '.tableside', 'sandbox.json');
+  try {
+    if (!existsSync(file)) return [];
+    const sandbox = JSON.parse(readFileSync(file, 'utf8')) as { caFile?: string; baseUrl?: string; rmsBaseUrl?: string; posSimulator?: { baseUrl?: string } | null };
+    const origins = [sandbox.baseUrl, sandbox.rmsBaseUrl, sandbox.posSimulator?.baseUrl].filter((u): u is string => !!u).map((u) => new URL(u).origin);
+    return sandbox.caFile && origins.includes(new URL(baseUrl).origin) ? [sandbox.caFile] : [];
+  } catch {
+    return [];
+  }
+}
+
 /** PEM text of NODE_EXTRA_CA_CERTS, read here too so a value set after Node started also counts. */
 function extraCaFromEnv(): string[] {
   const file = process.env.NODE_EXTRA_CA_CERTS;
@@ -49,7 +67,7 @@ export class PosHttp {
     const url = new URL(opts.baseUrl);
     if (url.protocol !== 'https:') throw new Error(`base URL must be https:// (spec 1: HTTPS only), got ${opts.baseUrl}`);
     this.base = opts.baseUrl.replace(/\/+$/, '');
-    const simCerts = (opts.localCertFiles ?? [localSimulatorCertFile()]).filter((f) => existsSync(f));
+    const simCerts = [...(opts.localCertFiles ?? [localSimulatorCertFile()]), ...sandboxCertFiles(opts.baseUrl)].filter((f) => existsSync(f));
     const extra = [
       ...(opts.ca ? [opts.ca] : []),
       ...extraCaFromEnv(),

@@ -5,6 +5,7 @@ import type { CheckContext, Outcome, RuleDef, RuleStatus } from './context.ts';
 import { PosHttp } from './http.ts';
 import { authRequired, createOrderShape, mergedTables, orderShape, tablesShape } from './rules.basic.ts';
 import { checkTotal, closedReadable, itemsAdded, statusFilter, unknownSku, windowFilter } from './rules.orders.ts';
+import { cleanup } from './rules.cleanup.ts';
 import { paymentForward, paymentIdempotent, paymentStatus } from './rules.payments.ts';
 
 export interface PosCheckOptions {
@@ -46,6 +47,7 @@ export const RULES: readonly RuleDef[] = [
   paymentStatus,
   statusFilter,
   closedReadable,
+  cleanup,
 ];
 
 export async function runPosCheck(opts: PosCheckOptions): Promise<PosCheckReport> {
@@ -69,6 +71,11 @@ export async function runPosCheck(opts: PosCheckOptions): Promise<PosCheckReport
   return { ok: rules.every((r) => r.status !== 'fail'), rules };
 }
 
+/** OpenSSL's names for a certificate the kit could not verify (self-signed, unknown issuer, wrong host, expired). */
+const CERTIFICATE_ERROR = /SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME|certificate/i;
+/** What to pass, said where the failure is read (issue 30: every check failed with no hint). */
+const UNTRUSTED_HINT = ' (the server\'s certificate is not trusted: pass --ca <its PEM file>, for the sandbox --ca .tableside/tls.crt; or --insecure to skip verification)';
+
 /**
  * Runs rules in order and collects what each saw. A refused connection, a TLS error or a timeout
  * is what the kit saw: the rule fails with it (shared with rms-check).
@@ -82,7 +89,7 @@ export async function runRules<C>(rules: ReadonlyArray<{ id: string; title: stri
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
       const why = [e.code, e.message, e.cause?.code ?? e.cause?.message].filter(Boolean).join(': ');
-      results.push({ id: rule.id, title: rule.title, status: 'fail', detail: `request failed: ${why}` });
+      results.push({ id: rule.id, title: rule.title, status: 'fail', detail: `request failed: ${why}${CERTIFICATE_ERROR.test(why) ? UNTRUSTED_HINT : ''}` });
     }
   }
   return results;
