@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import type { ManualClock } from '../../src/lib/clock.ts';
 import type { CreateAnswer } from '../../pos-simulator/src/index.ts';
 import { describeEachStore } from '../helpers/db.ts';
@@ -16,9 +16,11 @@ const seatedEvent = (v: RmsVenue, fields: Record<string, unknown> = {}) => ({
   date: '2026-01-15T13:00:00+01:00', ...fields,
 });
 
-/** A world whose POS calls time out after 1.5 s (a create that never answers costs that much real time). */
-const world = (store: 'pglite' | 'postgres', posTimeoutMs = 1500) =>
-  startSeatingWorld({ store, clock: 'manual', env: { POS_TIMEOUT_MS: String(posTimeoutMs) } });
+const start = (store: 'pglite' | 'postgres', posTimeoutMs: number) =>
+  startSeatingWorld({ store, clock: 'manual', autoClose: false, env: { POS_TIMEOUT_MS: String(posTimeoutMs) } });
+
+/** The booking's pos_order.opened events (the world is shared by the file's tests). */
+const openedOf = async (w: SeatingWorld, bookingId: string) => (await w.events('pos_order.opened')).filter((e) => e.data.bookingId === bookingId);
 
 /** What the POS holds for the booking: its orders on the event's tables and the creates it received. */
 async function onPos(w: SeatingWorld, v: RmsVenue) {
@@ -28,9 +30,20 @@ async function onPos(w: SeatingWorld, v: RmsVenue) {
 }
 
 describeEachStore('seating when the POS answers oddly', (store) => {
+  // One world for the file (each test has its own venue, and leaves its seating settled): POS calls
+  // time out after 1.5 s, so a create that never answers costs that much real time.
+  let shared: SeatingWorld;
+  beforeAll(async () => {
+    shared = await start(store, 1500);
+  });
+  afterAll(async () => {
+    await shared?.close();
+  });
+  const world = async () => shared;
+
   for (const answer of ['empty', 'not-json', 'id-only'] satisfies CreateAnswer[]) {
     it(`[BKG-37] a 2xx create answered ${answer}: the order exists; recorded as opened with the POS's order found on its open orders, never created again`, async () => {
-      const w = await world(store);
+      const w = await world();
       const v = await w.rmsVenue();
       await w.sim.control.setSeatingFaults(v.posVenueId, { createAnswers: [answer] });
       const event = seatedEvent(v);
@@ -50,14 +63,14 @@ describeEachStore('seating when the POS answers oddly', (store) => {
       expect((await w.seat(event)).body).toEqual({ bookingId: event.bookingId, orderId, status: 'unchanged', unknownSkus: [] });
       expect(await w.posCreates(v.posVenueId)).toHaveLength(1);
       expect((await w.bill(v, '2')).body).toMatchObject({ orderId, partySize: 3 });
-      const opened = await w.events('pos_order.opened');
+      const opened = await openedOf(w, event.bookingId);
       expect(opened).toHaveLength(1);
       expect(opened[0].data).toMatchObject({ orderId, posOrderId: seating.pos_order_id });
     });
   }
 
   it('[BKG-37] a POS that keeps the id sent as its own order id (echo): a create answered empty is found by that id', async () => {
-    const w = await world(store);
+    const w = await world();
     const v = await w.rmsVenue();
     // A walk-in on the same table with the same party size: only the echoed id tells the two apart.
     await w.openOrder(v.posVenueId, { tables: ['2'], partySize: 3 });
@@ -70,7 +83,7 @@ describeEachStore('seating when the POS answers oddly', (store) => {
   });
 
   it('[BKG-37] a 503 that created the order: 202, and the next attempt finds it instead of creating a second', async () => {
-    const w = await world(store);
+    const w = await world();
     const v = await w.rmsVenue();
     await w.sim.control.setSeatingFaults(v.posVenueId, { createAnswers: ['error503-after-create'] });
     const event = seatedEvent(v);
@@ -80,11 +93,11 @@ describeEachStore('seating when the POS answers oddly', (store) => {
     await w.nextAttempt(event.bookingId);
     expect(await w.seating(event.bookingId)).toMatchObject({ status: 'opened', order_id: res.body.orderId, run_at: null });
     expect(await w.posCreates(v.posVenueId)).toHaveLength(1);
-    expect(await w.events('pos_order.opened')).toHaveLength(1);
+    expect(await openedOf(w, event.bookingId)).toHaveLength(1);
   });
 
   it('[BKG-37] a 503 that created nothing: created again only after two looks 30 s apart found no order; a 429 is simply tried again', async () => {
-    const w = await world(store);
+    const w = await world();
     const v = await w.rmsVenue();
     await w.sim.control.setSeatingFaults(v.posVenueId, { createAnswers: ['error503', 'error429'] });
     const event = seatedEvent(v);
@@ -98,11 +111,11 @@ describeEachStore('seating when the POS answers oddly', (store) => {
     expect(await w.seating(event.bookingId)).toMatchObject({ status: 'opened', run_at: null });
     const creates = await w.posCreates(v.posVenueId);
     expect(creates.map((c) => c.status)).toEqual([503, 429, 201]);
-    expect(await w.events('pos_order.opened')).toHaveLength(1);
+    expect(await openedOf(w, event.bookingId)).toHaveLength(1);
   });
 
   it('[BKG-39] a create that timed out after the POS made the order: 202 with id X; the live bill that meets the POS order first shows X, and the seating opens as X', async () => {
-    const w = await world(store);
+    const w = await world();
     const v = await w.rmsVenue();
     await w.sim.control.setSeatingFaults(v.posVenueId, { createAnswers: ['timeout-after-create'] });
     const event = seatedEvent(v, { tables: ['3'], prepayment: 10 });
@@ -117,7 +130,7 @@ describeEachStore('seating when the POS answers oddly', (store) => {
     expect(bill.body.totals.prepayment).toBe(10);
     await w.nextAttempt(event.bookingId);
     expect(await w.seating(event.bookingId)).toMatchObject({ status: 'opened', order_id: answered });
-    const [opened] = await w.events('pos_order.opened');
+    const [opened] = await openedOf(w, event.bookingId);
     expect(opened).toMatchObject({ entity_id: answered });
     expect(opened.data.orderId).toBe(answered);
     expect((await w.seat(event)).body).toMatchObject({ orderId: answered, status: 'unchanged' });
@@ -127,7 +140,8 @@ describeEachStore('seating when the POS answers oddly', (store) => {
 
   it('[BKG-38] a POS answering each call after 9 s (an unknown SKU: two creates and a read) outlives the first lease: the job waits, one POS order, one pos_order.opened, no 500', async () => {
     // POS_TIMEOUT_MS 10 s: the first lease is 2 x 10 s + 5 s = 25 s; three calls of 9 s outlive it.
-    const w = await world(store, 10_000);
+    const w = await start(store, 10_000);
+    onTestFinished(() => w.close());
     const v = await w.rmsVenue();
     const clock = w.app.clock as ManualClock;
     await w.sim.control.setSeatingFaults(v.posVenueId, { hold: true });
