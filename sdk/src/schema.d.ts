@@ -10789,7 +10789,7 @@ export interface operations {
                     action: "update" | "cancel" | "canceled";
                     /** @description ignored: the booking is re-read from GET /booking/{entityId} */
                     data?: unknown;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -11989,6 +11989,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description at least one of partySize and start */
         requestBody: {
             content: {
                 "application/json": {
@@ -11999,7 +12000,7 @@ export interface operations {
                      * @description the new start, ISO 8601 with offset
                      */
                     start?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -12796,25 +12797,28 @@ export interface operations {
                     slot: {
                         /** @description the content venue's id */
                         merchant_id: string;
-                        /** @description must be "dining" (400 otherwise) */
-                        service_id?: string;
+                        /**
+                         * @description the only service a venue has
+                         * @enum {string}
+                         */
+                        service_id?: "dining";
                         /** @description the slot start, Unix seconds; int64: a decimal string or a number, 0 to 99999999999 */
                         start_sec: string | number;
                         /** @description the slot length in seconds, echoed; int64: a decimal string or a number, 0 to 99999999999 */
                         duration_sec?: string | number;
                         availability_tag?: string;
-                        resources?: {
+                        resources: {
                             staff_id?: string;
                             room_id?: string;
                             /** Format: int32 */
-                            party_size?: number;
+                            party_size: number;
                         };
                         confirmation_mode?: string;
                     };
                     user_information: {
                         user_id: string;
-                        given_name?: string;
-                        family_name?: string;
+                        given_name: string;
+                        family_name: string;
                         telephone?: string;
                         email?: string;
                         language_code?: string;
@@ -13055,8 +13059,11 @@ export interface operations {
                         slot?: {
                             /** @description the content venue's id */
                             merchant_id?: string;
-                            /** @description must be "dining" (400 otherwise) */
-                            service_id?: string;
+                            /**
+                             * @description the only service a venue has
+                             * @enum {string}
+                             */
+                            service_id?: "dining";
                             /** @description the slot start, Unix seconds; int64: a decimal string or a number, 0 to 99999999999 */
                             start_sec?: string | number;
                             /** @description the slot length in seconds, echoed; int64: a decimal string or a number, 0 to 99999999999 */

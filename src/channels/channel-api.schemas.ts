@@ -89,6 +89,12 @@ export const BookingParams = Type.Object({ bookingId: Id("Tableside's booking id
 export const ChangeBookingBody = Type.Object({
   partySize: Type.Optional(PartySize()),
   start: Type.Optional(DateTimeIn('the new start, ISO 8601 with offset')),
+}, {
+  // "At least one of": anyOf of the required ones, which a generator reads (minProperties would count
+  // fields the validator drops as unknown).
+  anyOf: [{ required: ['partySize'] }, { required: ['start'] }],
+  'x-problem': 'must name at least one field to change: partySize or start',
+  description: 'at least one of partySize and start',
 });
 
 export const BcBooking = Type.Object({

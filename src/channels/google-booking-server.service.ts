@@ -113,16 +113,15 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
       // The link is checked by the channel API for a new booking only: a token already used answers
       // its booking even once the merchant is unlinked (idempotency first).
       if (!UUID.test(req.slot.merchant_id)) throw forbidden('This merchant_id is not bookable through your channel.');
-      if (req.slot.service_id !== undefined && req.slot.service_id !== SERVICE_ID) throw badRequest(`slot.service_id must be "${SERVICE_ID}"`);
-      const partySize = req.slot.resources?.party_size;
-      if (!partySize) throw badRequest('slot.resources.party_size is required');
+      // service_id, party_size and the guest's names are the schema's rules (a 400 naming the field).
+      const partySize = req.slot.resources.party_size;
       const u = req.user_information;
       const token = req.idempotency_token ?? crypto.randomUUID();
       const body = {
         venueId: req.slot.merchant_id,
         partySize,
         start: new Date(int64(req.slot.start_sec) * 1000).toISOString(),
-        contact: { firstName: u.given_name ?? '', lastName: u.family_name ?? '', email: u.email ?? '', phone: u.telephone ?? '', ...(u.language_code ? { locale: u.language_code } : {}) },
+        contact: { firstName: u.given_name, lastName: u.family_name, email: u.email ?? '', phone: u.telephone ?? '', ...(u.language_code ? { locale: u.language_code } : {}) },
         ...(req.additional_request ? { notes: req.additional_request } : {}),
       };
       const o = await outcome(async () => (await api.create(channel, v3Key(u.user_id, token), body)).booking);

@@ -53,6 +53,8 @@ export function newAjv(coerce: boolean): Ajv {
   ajv.addKeyword(dependentRequired);
   // Lets a schema state its own problem sentence: `{ pattern: '…', 'x-problem': 'must be …' }`.
   ajv.addKeyword({ keyword: 'x-problem', schemaType: 'string' });
+  // Lets an object's anyOf-of-required rule say which field its problem is reported under.
+  ajv.addKeyword({ keyword: 'x-field', schemaType: 'string' });
   return ajv;
 }
 
@@ -61,6 +63,9 @@ function fieldOf(error: ErrorObject): string {
   const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   // A missing property is reported under its own name (`dependentRequired` too: the field to add).
   if (error.keyword === 'required' || error.keyword === 'dependentRequired') parts.push(String(error.params.missingProperty));
+  // An "one of these fields" rule (anyOf of required) may name the field it reports under.
+  const named = (error.parentSchema as Record<string, unknown> | undefined)?.['x-field'];
+  if (error.keyword === 'anyOf' && typeof named === 'string') parts.push(named);
   let field = '';
   for (const part of parts) field += /^\d+$/.test(part) ? `[${part}]` : field ? `.${part}` : part;
   return field || 'body';
@@ -76,7 +81,7 @@ const TYPE_NAME: Record<string, string> = {
   null: 'null',
 };
 
-const OWN_PROBLEM_KEYWORDS = new Set(['pattern', 'format', 'enum', 'const', 'required']);
+const OWN_PROBLEM_KEYWORDS = new Set(['pattern', 'format', 'enum', 'const', 'required', 'anyOf']);
 
 function problemOf(error: ErrorObject): string {
   // A schema's own sentence says what its pattern, format or enum means, or when a conditional

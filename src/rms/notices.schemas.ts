@@ -15,7 +15,12 @@ export const NoticeBody = Type.Object(
     action: Type.Union([Type.Literal('update'), Type.Literal('cancel'), Type.Literal('canceled')]),
     data: Type.Optional(Type.Unknown({ description: 'ignored: the booking is re-read from GET /booking/{entityId}' })),
   },
-  { description: 'An update notice (DESIGN 8.3a).' },
+  {
+    description: 'An update notice (DESIGN 8.3a).',
+    anyOf: [{ required: ['entityId'] }, { required: ['entity_id'] }],
+    'x-problem': 'is required (entityId or entity_id)',
+    'x-field': 'entityId',
+  },
 );
 export type NoticeBody = Type.Static<typeof NoticeBody>;
 

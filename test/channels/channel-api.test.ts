@@ -157,6 +157,17 @@ describeEachStore('the channel API /v1/bc', (store) => {
     expect(twice.body).toEqual({ error: { code: 402, message: expect.any(String), details: { code: 'booking_already_cancelled' } } });
   });
 
+  it('[CHN-24] [ERR-03] a change naming nothing to change ({} or only unknown fields) → 400, before any call to the RMS (not a 402 rms_unavailable)', async () => {
+    const b = await book({ start: at('20:45') });
+    await w.sim.control.clearRequests();
+    for (const body of [{}, { colour: 'blue' }]) {
+      const res = await bc().put(`/v1/bc/bookings/${b.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.details, JSON.stringify(body)).toEqual({ body: ['must name at least one field to change: partySize or start'] });
+    }
+    expect(await w.sim.control.requests({ operation: 'update' })).toEqual([]);
+  });
+
   it('[CHN-27] [CHN-04] an RMS refusal keeps its 8.2 slug in error.details.code', async () => {
     await w.sim.control.setFailures({ force402: 'slot_unavailable', operations: ['create'], count: 1 });
     const res = await bc().post('/v1/bc/bookings', booking({ start: at('21:15') }), key());

@@ -33,6 +33,24 @@ describeEachStore('Booking Server API v3', (store) => {
     await w.setCompany({ minAdvanceBooking: 0, minAdvanceBookingCancelling: 0 });
   });
 
+  it('[ERR-03] [CHN-13] CreateBooking without the guest\'s names, without a party size, or for another service → 400 naming each field, before any call to the RMS (not a 503 promising a retry)', async () => {
+    const slot = { merchant_id: w.venueId, service_id: 'dining', start_sec: String(sec(at('19:00'))), duration_sec: '5400', resources: { party_size: 2 } };
+    const cases: Array<[string, Record<string, unknown>, string[]]> = [
+      ['no names', { slot, user_information: { user_id: 'u-names' } }, ['user_information.given_name', 'user_information.family_name']],
+      ['empty names', { slot, user_information: { user_id: 'u-names', given_name: '', family_name: '' } }, ['user_information.given_name', 'user_information.family_name']],
+      ['no party size', { slot: { ...slot, resources: {} }, user_information: user }, ['slot.resources.party_size']],
+      ['no resources', { slot: { ...slot, resources: undefined }, user_information: user }, ['slot.resources']],
+      ['lunch', { slot: { ...slot, service_id: 'lunch' }, user_information: user }, ['slot.service_id']],
+    ];
+    for (const [what, body, fields] of cases) {
+      const res = await post('CreateBooking', { ...body, idempotency_token: `bad-${what}` });
+      expect(res.status, what).toBe(400);
+      expect(res.headers['retry-after'], what).toBeUndefined();
+      for (const field of fields) expect(Object.keys(res.body.error.details), what).toContain(field);
+    }
+    expect(await w.sim.control.requests({ operation: 'create' })).toEqual([]);
+  });
+
   it('[CHN-11] [DES-108] HealthCheck answers 200 with the Basic credentials; a wrong password → 401 with WWW-Authenticate: Basic', async () => {
     expect((await w.app.http.get('/v3/HealthCheck', { headers: { authorization: g.auth } })).status).toBe(200);
     const wrong = await w.app.http.get('/v3/HealthCheck', {

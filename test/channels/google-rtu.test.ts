@@ -49,6 +49,9 @@ describeEachStore('Google real-time updates', (store) => {
     google = await startMapsBookingSimulator();
     key = await google.control.generateServiceAccount({ partnerId: PARTNER });
     s().googleRtu.trust(google.ca);
+    // Four party sizes, not the default ten: each day Google hears of is 4 live RMS reads and 4 entries.
+    const capped = await w.app.http.put(`/v1/rms/venues/${w.venueId}`, { token: w.key, body: { maxCovers: 4 } });
+    expect(capped.status).toBe(200);
     g = await w.channel('google-v3', { name: 'Reserve with Google' });
     await s().googleRtu.configure({ channel: g.id, partnerId: PARTNER, serviceAccount: JSON.stringify(key), apiBase: google.baseUrl });
   });
@@ -187,14 +190,14 @@ describeEachStore('Google real-time updates', (store) => {
     expect((await s().googleRtu.attempts(g.id, 1)).attempts[0]).toMatchObject({ status: 'failed', responseCode: 503 });
   });
 
-  it('[CHN-35] a booking made, moved or cancelled through Tableside replaces that local day: one entry per party size, the whole day’s window', async () => {
+  it('[CHN-35] a booking made, moved or cancelled through Tableside replaces that local day: one entry per party size the feed offers (up to the venue’s maxCovers), the whole day’s window', async () => {
     const b = await create(at('19:30'));
     await runDue();
     const [call] = await calls('replaceAvailability');
     expect(call).toMatchObject({ path: `/v1alpha/inventory/partners/${PARTNER}/availability:replace`, serviceAccount: key.client_email, answer: { status: 200 } });
     const entries = (call!.body as { extendedServiceAvailability: any[] }).extendedServiceAvailability;
     // Europe/London in June: the local day 2025-06-11 is [23:00Z the day before, 23:00Z).
-    expect(entries.map((e) => e.resourcesRestrict.partySize)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(entries.map((e) => e.resourcesRestrict.partySize)).toEqual([1, 2, 3, 4]);
     for (const e of entries) {
       expect(e).toMatchObject({ merchantId: w.venueId, serviceId: 'dining', startTimeRestrict: '2025-06-10T23:00:00Z', endTimeRestrict: '2025-06-11T23:00:00Z' });
       for (const r of e.availability) expect(r.resources).toEqual({ partySize: e.resourcesRestrict.partySize });
@@ -231,7 +234,7 @@ describeEachStore('Google real-time updates', (store) => {
         seen.add(k);
       }
     }
-    expect(seen.size).toBe(20 * 10);
+    expect(seen.size).toBe(20 * 4);
     await google.control.clearCalls();
     await w.sim.control.pushFeed({ days: 20, startDate: '2025-06-14', venueIds: ['rms-venue-1'] });
     await runDue();
