@@ -64,7 +64,7 @@ describe('auth and token refresh', () => {
     expect(world.attempts.at(-1)!.authorization).not.toBe(second);
   });
 
-  it('sends each family its credential: API key on /v1/rms, token on /v1/pat, channel key on /v1/bc, Basic on /v3', async () => {
+  it('sends each family its credential: API key on /v1/rms, token on /v1/pat, channel key on /v1/bc (and on /v1/webhooks when it is the only one), Basic on /v3', async () => {
     const google = world.sandbox.channels.find((c) => c.protocol === 'google-v3')!.credentials;
     const bc = world.sandbox.channels.find((c) => c.protocol === 'tableside')!.credentials;
     const client = createTablesideClient({
@@ -89,6 +89,10 @@ describe('auth and token refresh', () => {
     const keyOnly = createTablesideClient({ baseUrl: world.sandbox.baseUrl, apiKey: world.sandbox.apiKey, fetch: world.fetch });
     unwrap(await keyOnly.GET('/v1/webhooks/endpoints'));
     expect(world.attempts.at(-1)!.authorization).toBe(`Bearer ${world.sandbox.apiKey}`);
+    // [CHN-28] With only a channel key, /v1/webhooks takes it: the channel's own endpoints.
+    const channelOnly = createTablesideClient({ baseUrl: world.sandbox.baseUrl, channelKey: bc.apiKey, fetch: world.fetch });
+    unwrap(await channelOnly.GET('/v1/webhooks/endpoints'));
+    expect(world.attempts.at(-1)!.authorization).toBe(`Bearer ${bc.apiKey}`);
   });
 });
 

@@ -8,6 +8,7 @@ import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from '../lib/t
 import { startAdminServer, type AdminServer } from '../operator/admin-server.ts';
 import { loadPosTypes, type PosTypeRegistry } from '../pos/pos-types.ts';
 import { ensureSandboxChannels, previousSandboxChannels, writeSandboxChannels } from '../sandbox/channels.ts';
+import { connectSandboxGoogle, startSandboxGoogle, writeSandboxGoogle, type MapsBookingSimulator } from '../sandbox/google.ts';
 import { connectSandboxRms, startSandboxRms, writeSandboxRms, type RmsSimulator } from '../sandbox/rms.ts';
 import { sandboxFile, setupSandbox, type SandboxFile } from '../sandbox/sandbox.ts';
 import { sandboxPosTypes, startSandboxSimulator, type Simulator } from '../sandbox/simulator.ts';
@@ -63,7 +64,7 @@ async function reservePort(host: string): Promise<{ port: number; release: () =>
 type ShutdownStep = () => Promise<void>;
 
 interface Shutdown {
-  steps: { http?: ShutdownStep; admin?: ShutdownStep; jobs?: ShutdownStep; simulator?: ShutdownStep; rms?: ShutdownStep };
+  steps: { http?: ShutdownStep; admin?: ShutdownStep; jobs?: ShutdownStep; simulator?: ShutdownStep; rms?: ShutdownStep; google?: ShutdownStep };
   closeAll(): Promise<void>;
 }
 
@@ -75,7 +76,7 @@ interface Shutdown {
 function shutdownInOrder(store: Store, log: Logger): Shutdown {
   const steps: Shutdown['steps'] = {};
   const closeAll = async () => {
-    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, steps.rms, () => store.close()]) {
+    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, steps.rms, steps.google, () => store.close()]) {
       if (step) await step().catch((err) => log.error({ err }, 'shutdown step failed'));
     }
   };
@@ -99,16 +100,18 @@ async function tlsOf(config: Config, given: TlsMaterial | undefined): Promise<Tl
   return loadOrCreateSelfSigned(config.dataDir);
 }
 
-/** POS types from POS_TYPES; in sandbox mode also the in-process POS simulator's two, and the reference RMS (DESIGN 8.6). */
+/** POS types from POS_TYPES; in sandbox mode also the in-process POS simulator's two, the reference RMS (DESIGN 8.6) and Google (8.7c). */
 async function startSimulators(config: Config, steps: Shutdown['steps']) {
   const posTypes = loadPosTypes(config.posTypesFile);
-  if (!config.sandbox) return { posTypes, simulator: null, rmsSimulator: null };
+  if (!config.sandbox) return { posTypes, simulator: null, rmsSimulator: null, googleSimulator: null };
   const simulator = await startSandboxSimulator(config.dataDir);
   steps.simulator = () => simulator.close();
   for (const t of sandboxPosTypes(simulator)) if (!posTypes.get(t.code)) posTypes.add(t);
   const rmsSimulator = await startSandboxRms(config.dataDir);
   steps.rms = () => rmsSimulator.close();
-  return { posTypes, simulator, rmsSimulator };
+  const googleSimulator = await startSandboxGoogle(config.dataDir);
+  steps.google = () => googleSimulator.close();
+  return { posTypes, simulator, rmsSimulator, googleSimulator };
 }
 
 /** The service's own URL on the port it will listen on (withPort has made PORT=0 a real port). */
@@ -156,6 +159,7 @@ interface SandboxStart {
   url: string;
   simulator: Simulator | null;
   rmsSimulator: RmsSimulator | null;
+  googleSimulator: MapsBookingSimulator | null;
 }
 
 /** The sandbox partner, its venue, tables and orders, and with the reference RMS its reservations and channels. */
@@ -180,7 +184,7 @@ async function seedSandbox(start: SandboxStart): Promise<SandboxFile> {
 }
 
 async function seedSandboxReservations(
-  { config, log, app, url }: SandboxStart,
+  { config, log, app, url, googleSimulator }: SandboxStart,
   rmsSimulator: RmsSimulator,
   seeded: SandboxFile,
   previousChannels: ReturnType<typeof previousSandboxChannels>,
@@ -196,7 +200,12 @@ async function seedSandboxReservations(
     previous: previousChannels, partnerId: sandbox.partnerId, venueIds: rms.venues.map((v) => v.id),
     channels: s.channels, access: s.channelAccess, log,
   });
-  return writeSandboxChannels(sandboxFile(config.dataDir), sandbox, channels);
+  const withChannels = writeSandboxChannels(sandboxFile(config.dataDir), sandbox, channels);
+  const googleChannel = channels.find((c) => c.protocol === 'google-v3');
+  if (!googleSimulator || !googleChannel) return withChannels;
+  // DESIGN 8.7c: the google-v3 channel's real-time updates go to the in-process Google.
+  const googleApi = await connectSandboxGoogle({ google: googleSimulator, dataDir: config.dataDir, channelId: googleChannel.id, googleRtu: s.googleRtu, log });
+  return writeSandboxGoogle(sandboxFile(config.dataDir), withChannels, googleApi);
 }
 
 export async function startService(requested: Config, opts: StartOptions = {}): Promise<RunningService> {
@@ -211,7 +220,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
 
   try {
     const tls = await tlsOf(config, opts.tls);
-    const { posTypes, simulator, rmsSimulator } = await startSimulators(config, steps);
+    const { posTypes, simulator, rmsSimulator, googleSimulator } = await startSimulators(config, steps);
     const app = await buildApp({ config, db: store.db, clock, tls, log, posTypes });
     const runner = new JobRunner({ db: store.db, clock, log, pollMs: config.jobPollMs });
     for (const [kind, definition] of Object.entries(app.jobs)) runner.register(kind, definition);
@@ -219,7 +228,7 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     const url = serviceUrl(config);
     // Seeded before the listen: once /healthz answers, sandbox.json is complete (issue 30: a script
     // that waits for health then reads the file). Seeding calls the simulators, never this service.
-    const sandbox = config.sandbox ? await seedSandbox({ config, store, clock, log, app, posTypes, url, simulator, rmsSimulator }) : null;
+    const sandbox = config.sandbox ? await seedSandbox({ config, store, clock, log, app, posTypes, url, simulator, rmsSimulator, googleSimulator }) : null;
     await listen(app, config, releasePort);
     const port = config.port;
     steps.http = () => app.fastify.close();

@@ -9,14 +9,14 @@ import { join } from 'node:path';
 /** Where the sandbox's credentials and URLs are written (here, the lowest file of the folder, so the simulators' starters can read it). */
 export const sandboxFile = (dataDir: string) => join(dataDir, 'sandbox.json');
 
-export type SandboxSimulatorName = 'posSimulator' | 'rms';
+export type SandboxSimulatorName = 'posSimulator' | 'rms' | 'google';
 
 /** The port sandbox.json recorded for a simulator; 0 (any free port) when there is none. */
 export function rememberedPort(sandboxFile: string, name: SandboxSimulatorName): number {
   try {
     if (!existsSync(sandboxFile)) return 0;
-    const previous = JSON.parse(readFileSync(sandboxFile, 'utf8')) as { posSimulator?: { baseUrl?: string } | null; rmsBaseUrl?: string };
-    const url = name === 'posSimulator' ? previous.posSimulator?.baseUrl : previous.rmsBaseUrl;
+    const previous = JSON.parse(readFileSync(sandboxFile, 'utf8')) as { posSimulator?: { baseUrl?: string } | null; rmsBaseUrl?: string; googleApi?: { baseUrl?: string } };
+    const url = name === 'posSimulator' ? previous.posSimulator?.baseUrl : name === 'rms' ? previous.rmsBaseUrl : previous.googleApi?.baseUrl;
     return url ? Number(new URL(url).port) || 0 : 0;
   } catch {
     return 0;

@@ -27,6 +27,17 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * Links to files outside docs/ (`../bench/README.md`) have no page here: served, they answered 404
+ * (issue 30). They become the file's path in the repository, as text.
+ */
+function outsideLinksAsText(markdown: string): string {
+  return markdown.replace(/\[([^\]]+)\]\(\.\.\/([^)#\s]+)(#[^)\s]*)?\)/g, (_m, text: string, path: string) => {
+    const named = text.replace(/`/g, '') === path;
+    return named ? `\`${path}\` (in the repository)` : `${text} (\`${path}\` in the repository)`;
+  });
+}
+
 /** Every `*.md` in `dir`, rendered; links between guides (`payments.md`) point at their pages. */
 export function loadGuides(dir: string): Guide[] {
   let files: string[];
@@ -38,7 +49,7 @@ export function loadGuides(dir: string): Guide[] {
   return files.map((file) => {
     const text = readFileSync(join(dir, file), 'utf8');
     const title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim() ?? file;
-    const linked = text.replace(/\]\((?:\.\/)?([a-z0-9-]+)\.md(#[^)]*)?\)/g, (_m, name: string, hash = '') => `](/docs/guides/${name}${hash})`);
+    const linked = outsideLinksAsText(text.replace(/\]\((?:\.\/)?([a-z0-9-]+)\.md(#[^)]*)?\)/g, (_m, name: string, hash = '') => `](/docs/guides/${name}${hash})`));
     return { name: basename(file, '.md'), title, html: marked.parse(linked, { async: false }) as string };
   });
 }
@@ -50,11 +61,11 @@ export function guidesMarkdown(guides: readonly Guide[]): string {
 
 export function registerGuides(app: FastifyInstance, guides: readonly Guide[]): void {
   const byName = new Map(guides.map((g) => [g.name, g]));
-  const index = PAGE('Guides', `<h1>Guides</h1><ul>${guides.map((g) => `<li><a href="/docs/guides/${g.name}">${escapeHtml(g.title)}</a></li>`).join('')}</ul>`);
+  const index = PAGE('Guides', `<h1>Guides</h1><ul>${guides.map((g) => `<li><a href="/docs/guides/${g.name}">${marked.parseInline(escapeHtml(g.title), { async: false }) as string}</a></li>`).join('')}</ul>`);
   app.get('/docs/guides', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(index));
   app.get<{ Params: { name: string } }>('/docs/guides/:name', { schema: { hide: true } }, async (request, reply) => {
     const guide = byName.get(request.params.name);
     if (!guide) throw new AppError('not_found', 'There is no guide of that name; /docs/guides lists them.');
-    return reply.type('text/html; charset=utf-8').send(PAGE(guide.title, guide.html));
+    return reply.type('text/html; charset=utf-8').send(PAGE(guide.title.replace(/`/g, ''), guide.html));
   });
 }

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { compressDocument } from './compress-document.ts';
 import { guidesMarkdown, registerGuides, type Guide } from './guides.ts';
 import type { FastifyInstance } from 'fastify';
 import { isRateLimited } from './auth.ts';
@@ -263,5 +264,6 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   registerGuides(app, opts.guides ?? []);
+  compressDocument(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type ServeProcess } from '../helpers/cli.ts';
+import { ROOT, startServe, type ServeProcess } from '../helpers/cli.ts';
 import { HttpClient } from '../helpers/http.ts';
 
 // DESIGN 8.6 (channels part): `tableside serve --sandbox` creates a channel of each protocol linked
@@ -51,4 +52,24 @@ describe('the sandbox channels', () => {
       await http.close();
     }
   });
+
+  it('[CHN-38] [CHN-34] the sandbox runs the Maps Booking API simulator, names it in sandbox.json (googleApi) and sends the google-v3 channel’s updates there: the README walk-through, run verbatim', async () => {
+    const s = JSON.parse(readFileSync(join(dir, 'sandbox.json'), 'utf8'));
+    expect(s.googleApi).toEqual({ baseUrl: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/), partnerId: expect.stringMatching(/^\d+$/), calls: `${s.googleApi.baseUrl}/_control/calls`, readKey: expect.any(String) });
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const script = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### Try it: see what Google hears')))![1]!;
+    // The README runs from the project root, where .tableside is the sandbox's data directory.
+    const cwd = mkdtempSync(join(tmpdir(), 'tableside-readme-'));
+    symlinkSync(dir, join(cwd, '.tableside'));
+    const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile('bash', ['-c', script], { cwd, timeout: 90_000 }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    });
+    expect(out.code, out.stderr).toBe(0);
+    const heard = JSON.parse(out.stdout.trim().split('\n').at(-1)!);
+    expect(heard).toEqual([{
+      path: expect.stringMatching(new RegExp(`^/v1alpha/notification/partners/${s.googleApi.partnerId}/bookings/[0-9a-f-]{36}$`)),
+      updateMask: 'status', body: expect.objectContaining({ merchantId: s.rmsVenues[0].id, serviceId: 'dining', status: 'CANCELED' }), status: 200,
+    }]);
+    rmSync(cwd, { recursive: true, force: true });
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 // The reference RMS's control API: venue configuration and its validation, failure knobs (5xx,
-// hang, slow, garbage, forced 402, per venue or global, counted), the request log, the clock,
+// any status, hang, act-then-hang, slow, lag, garbage, forced 402, per venue or global, counted), the request log, the clock,
 // broken modes, reset and the state file.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,6 +104,34 @@ describe('failure knobs', () => {
     expect((await h.call('PUT', `/booking/${id}`, { body: { partySize: 3 } })).status).toBe(200);
     expect((await h.call('GET', `/booking/${id}`)).body.partySize).toBe(3); // count 1: the next read is on time
     expect((await late).body.partySize).toBe(2);
+  });
+
+  it('[BKG-41] status answers the status asked (408, 429 with Retry-After, 401 with WWW-Authenticate, 403) in the envelope and books nothing', async () => {
+    for (const status of [408, 429, 401, 403]) {
+      await h.sim.control.setFailures({ mode: 'status', status, operations: ['create'], count: 1 });
+      const res = await h.book(bookingBody());
+      expect([res.status, res.body], String(status)).toEqual([status, { error: { code: `http_${status}`, message: expect.any(String) } }]);
+      if (status === 429) expect(res.headers['retry-after']).toBe('1');
+      if (status === 401) expect(res.headers['www-authenticate']).toBe('Bearer');
+    }
+    expect(await h.sim.control.bookings('v1')).toEqual([]);
+    expect((await h.book(bookingBody())).status).toBe(200); // count 1 each: the knobs are spent
+  });
+
+  it('[BKG-40] act-then-hang makes the booking, then never answers; the same key then answers that booking', async () => {
+    await h.sim.control.setFailures({ mode: 'act-then-hang', operations: ['create'], count: 1 });
+    const lost = h.book(bookingBody(), 'key-lost').then(() => 'answered', () => 'closed');
+    const [made] = await eventually(async () => {
+      const bookings = await h.sim.control.bookings('v1');
+      expect(bookings).toHaveLength(1);
+      return bookings;
+    });
+    const again = await h.book(bookingBody(), 'key-lost');
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(made!.id);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    await h.sim.close();
+    expect(await lost).toBe('closed');
   });
 
   it('a forced 402 touches only create, update and cancel; reads still answer', async () => {

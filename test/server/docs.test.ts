@@ -1,4 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -36,6 +38,50 @@ describe('the documentation pages', () => {
     }
     expect((await app.http.get('/docs/guides/no-such-guide')).status).toBe(404);
     expect((await app.http.get('/docs/guides/..%2Fpackage')).status).toBe(404);
+  });
+
+  it('[DES-010] every link of every served guide and of the guide index answers 200 (issue 30: five relative links left docs/ and answered 404)', async () => {
+    const pages = ['/docs/guides', ...GUIDES.map((name) => `/docs/guides/${name}`)];
+    const checked = new Map<string, number>();
+    const broken: string[] = [];
+    for (const page of pages) {
+      const html = (await app.http.get(page)).text;
+      for (const [, href] of html.matchAll(/href="([^"]+)"/g)) {
+        if (/^(https?:|mailto:)/.test(href!) || href!.startsWith('#')) continue; // outside links; anchors of the page itself
+        const target = new URL(href!.replace(/&amp;/g, '&'), new URL(page, app.url));
+        const key = target.pathname + target.search;
+        if (!checked.has(key)) checked.set(key, (await app.http.get(key, { contract: false })).status);
+        if (checked.get(key) !== 200) broken.push(`${page}: ${href} -> ${checked.get(key)}`);
+      }
+    }
+    expect(broken).toEqual([]);
+    expect(checked.size).toBeGreaterThan(GUIDES.length);
+  });
+
+  it('[DES-010] the guide index shows titles as text: inline code rendered, never literal backticks', async () => {
+    const index = (await app.http.get('/docs/guides')).text;
+    expect(index).toContain('<code>/v1/pos</code>');
+    expect(index).not.toContain('`');
+  });
+
+  it('[DES-010] /openapi.json and /docs/json are sent compressed to a client that accepts it, and decompress to the same document', async () => {
+    const plain = await app.http.get('/openapi.json');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    for (const path of ['/openapi.json', '/docs/json']) {
+      for (const [encoding, decode] of [['gzip', gunzipSync], ['br', brotliDecompressSync]] as const) {
+        const res = await request(new URL(path, app.url), { dispatcher: app.http.dispatcher, headers: { 'accept-encoding': encoding } });
+        const raw = Buffer.from(await res.body.arrayBuffer());
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-encoding'], `${path} ${encoding}`).toBe(encoding);
+        expect(res.headers.vary).toContain('accept-encoding');
+        // A fifth of the JSON or less.
+        expect(raw.length * 5, `${path} ${encoding}`).toBeLessThan(plain.text.length);
+        expect(JSON.parse(decode(raw).toString('utf8'))).toEqual(plain.body);
+      }
+    }
+    const refused = await request(new URL('/openapi.json', app.url), { dispatcher: app.http.dispatcher, headers: { 'accept-encoding': 'gzip;q=0, br;q=0' } });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    await refused.body.text();
   });
 
   const CHROMIUM = '/usr/bin/chromium';

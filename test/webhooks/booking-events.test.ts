@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachStore } from '../helpers/db.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -51,7 +52,7 @@ describeEachStore('booking events delivered as webhooks', (store) => {
   }
   const input = (date: Date) => ({
     venueId: w.venueId,
-    channel: { id: 'chan-wh', name: 'Webhook test channel' },
+    channel: { id: randomUUID(), name: 'Webhook test channel' },
     partySize: 2,
     date,
     contact: { firstname: 'Grace', lastname: 'Hopper', email: 'grace@example.com', telephone: '+44 20 7946 0002' },

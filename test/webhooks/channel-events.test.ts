@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.ts';
 import { startChannelWorld, type ChannelWorld, type TestChannel } from '../channels/world.ts';
 import { describeEachStore } from '../helpers/db.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -13,7 +14,9 @@ import { verify } from './world.ts';
 // GET /v1/bc/bookings/{id} at that moment plus previousStatus and changedBy. Changes made at the
 // reference RMS (staff confirm, reject, seat, complete, no-show; a move or a cancel through its own
 // API) arrive through its update notices and Tableside's re-read, one event each. Every delivery is
-// verified with the standardwebhooks package against the endpoint's secret.
+// verified with the standardwebhooks package against the endpoint's secret. The service's clock is
+// manual, started at the real time (signatures are checked against it, 5 minutes' tolerance), so a
+// create whose answer was lost is resolved by its retry job without waiting.
 
 const CHANNEL_EVENTS = [
   'booking.created', 'booking.updated', 'booking.canceled', 'booking.seated',
@@ -33,7 +36,8 @@ describeEachStore('channel webhooks', (store) => {
   beforeAll(async () => {
     process.env.NODE_EXTRA_CA_CERTS = testCertFile();
     receiver = await startWebhookReceiver();
-    w = await startChannelWorld({ sim: { tls: testTls() } });
+    // A short RMS time limit: the create whose answer is lost costs the test that long.
+    w = await startChannelWorld({ app: { clock: new ManualClock(Date.now()), env: { RMS_TIMEOUT_MS: '1000' } }, sim: { tls: testTls() } });
     a = await w.channel('tableside', { name: 'Dine Finder' });
     b = await w.channel('tableside', { name: 'Table Scout' });
     day = new Date(Date.now() + 4 * 86_400_000).toISOString().slice(0, 10);
@@ -50,6 +54,7 @@ describeEachStore('channel webhooks', (store) => {
   beforeEach(async () => {
     await w.setCompany({ minAdvanceBooking: 0, minAdvanceBookingCancelling: 0, includeSourceInNotes: false });
     await w.sim.control.configureVenue('rms-venue-1', { autoConfirm: true });
+    await w.sim.control.setFailures({ mode: 'none', force402: null, slowMs: 0, operations: null });
   });
 
   const services = () => w.app.service.app.services;
@@ -68,12 +73,13 @@ describeEachStore('channel webhooks', (store) => {
     expect(s, 'an open slot').toBeDefined();
     return s!;
   }
+  const post = async (c: TestChannel) => w.app.http.post('/v1/bc/bookings', {
+    token: c.credentials.apiKey,
+    headers: { 'idempotency-key': `chwh-${++n}` },
+    body: { venueId: w.venueId, partySize: 2, start: (await nextSlot()).toISOString(), contact },
+  });
   async function book(c: TestChannel): Promise<any> {
-    const res = await w.app.http.post('/v1/bc/bookings', {
-      token: c.credentials.apiKey,
-      headers: { 'idempotency-key': `chwh-${++n}` },
-      body: { venueId: w.venueId, partySize: 2, start: (await nextSlot()).toISOString(), contact },
-    });
+    const res = await post(c);
     expect(res.status, res.text).toBe(200);
     return res.body;
   }
@@ -235,5 +241,17 @@ describeEachStore('channel webhooks', (store) => {
     // Nothing of these reached the other channel.
     const ids = new Set(expected.map(([booking]) => booking.id));
     expect(receiver.on('/b').map((r) => verify(secrets['/b']!, r).data.entityId).filter((id: string) => ids.has(id))).toEqual([]);
+  });
+
+  it('[CHN-30] a create whose answer was lost, resolved by Tableside\'s retry, reaches the channel as booking.created with changedBy system', async () => {
+    await w.sim.control.setFailures({ mode: 'act-then-hang', operations: ['create'], count: 1 });
+    const first = await post(a);
+    expect(first.status, first.text).toBe(402);
+    const id: string = first.body.error.details.bookingId;
+    (w.app.clock as ManualClock).advance(w.app.config.rmsTimeoutMs + 6000);
+    const [created] = await events('/a', id, 1);
+    expect(created).toMatchObject({ type: 'booking.created', data: { id, status: 'confirmed', previousStatus: null, changedBy: 'system', sequence: 1 } });
+    expect(view(created.data)).toEqual((await bc(a).get(`/v1/bc/bookings/${id}`)).body);
+    expect(receiver.on('/b').map((r) => verify(secrets['/b']!, r).data.entityId)).not.toContain(id);
   });
 });
