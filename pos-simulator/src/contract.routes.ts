@@ -15,6 +15,7 @@ import type { PaymentsService } from './payments.service.ts';
 import type { LoggedRequest, RequestLog } from './request-log.ts';
 import type { SimStore } from './store.ts';
 import { parseIsoInstant } from './time.ts';
+import type { SeatingFaultKnobs } from './seating-faults.ts';
 import type { PosOrder } from './types.ts';
 import type { VenuesService } from './venues.service.ts';
 
@@ -28,6 +29,8 @@ export interface ContractDeps {
   parked: Set<FastifyRequest>;
   /** The oversized-answer knob (DESIGN 8.8e): while set, every authorised call gets a huge 200. */
   oversized: OversizedAnswers;
+  /** The seating fault knobs (DESIGN 8.8a): odd create answers, echoed ids, slow or held calls. */
+  seatingFaults: SeatingFaultKnobs;
 }
 
 const logEntries = new WeakMap<FastifyRequest, LoggedRequest>();
@@ -70,6 +73,7 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     const entry = logEntries.get(request);
     if (entry) entry.body = request.body;
     if (deps.oversized.answer(reply)) return reply;
+    await deps.seatingFaults.before((request.params as { venueId?: string }).venueId ?? '');
   });
   app.addHook('onResponse', async (request, reply) => {
     const entry = logEntries.get(request);
@@ -89,7 +93,23 @@ export async function contractRoutes(app: FastifyInstance, deps: ContractDeps): 
     '/venue/:venueId/orders',
     { schema: { params: VenueParams, body: CreateOrderBody } },
     async (request, reply) => {
-      const created = orders.createFromPartner(request.params.venueId, request.body);
+      const { venueId } = request.params;
+      const scripted = deps.seatingFaults.nextCreateAnswer(venueId);
+      if (scripted === 'error503') return reply.code(503).send({ error: 'service unavailable' });
+      if (scripted === 'error429') return reply.code(429).header('retry-after', '1').send({ error: 'too many requests' });
+      const created = orders.createFromPartner(venueId, request.body, { echoId: deps.seatingFaults.echoes(venueId) });
+      switch (scripted) {
+        case 'empty': return reply.code(201).send();
+        case 'not-json': return reply.code(200).type('text/plain').send('Created');
+        case 'id-only': return reply.code(201).send({ id: created.id });
+        case 'error503-after-create': return reply.code(503).send({ error: 'service unavailable' });
+        case 'timeout-after-create':
+          // Created, and never answered: the client times out. close() destroys the socket.
+          deps.parked.add(request);
+          request.raw.on('close', () => deps.parked.delete(request));
+          return new Promise<never>(() => {});
+        default:
+      }
       // Deliberately broken mode: the create answer lacks checkNumber.
       const body = store.broken === 'create-missing-checknumber' ? { id: created.id } : created;
       return reply.code(201).send(body);

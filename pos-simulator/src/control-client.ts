@@ -6,6 +6,7 @@ import type { BrokenMode } from './broken.ts';
 import type { AddItemsInput, ClockInput, VenueInput, WalkInInput } from './control.schemas.ts';
 import type { OversizedInput, OversizedView } from './oversized.ts';
 import type { LoggedRequest } from './request-log.ts';
+import type { SeatingFaults } from './seating-faults.ts';
 import type { PosOrder, PosTable, VenueBehaviour } from './types.ts';
 import type { MenuInput, VenueView } from './venues.service.ts';
 
@@ -120,6 +121,19 @@ export class ControlClient {
     return input ? this.call('PUT', '/_control/oversized', input) : this.call('DELETE', '/_control/oversized');
   }
   oversized(): Promise<OversizedView> { return this.call('GET', '/_control/oversized'); }
+
+  // ---- seating faults (DESIGN 8.8a) ----
+  /** Odd create answers, an echoed id, slow or held contract calls for one venue (replaces what was set). */
+  setSeatingFaults(venueId: string, faults: SeatingFaults): Promise<SeatingFaults> {
+    return this.call('PUT', `/_control/venues/${enc(venueId)}/seating-faults`, faults);
+  }
+  seatingFaults(venueId: string): Promise<SeatingFaults & { holding: number }> {
+    return this.call('GET', `/_control/venues/${enc(venueId)}/seating-faults`);
+  }
+  /** Lets the venue's held contract calls go on (`newest`: only the one held last). */
+  release(venueId: string, opts: { newest?: boolean } = {}): Promise<{ released: number }> {
+    return this.call('POST', `/_control/venues/${enc(venueId)}/release`, opts);
+  }
 
   // ---- clock, broken modes, reset ----
   clock(): Promise<ClockView> { return this.call('GET', '/_control/clock'); }

@@ -14,6 +14,7 @@ import type { OrdersService } from './orders.service.ts';
 import { oversizedRoutes, type OversizedAnswers } from './oversized.ts';
 import type { PaymentsService } from './payments.service.ts';
 import type { RequestLog } from './request-log.ts';
+import { seatingFaultRoutes, type SeatingFaultKnobs } from './seating-faults.ts';
 import type { SimStore } from './store.ts';
 import { parseIsoInstant, type SimClock } from './time.ts';
 import type { TableState, VenueBehaviour } from './types.ts';
@@ -26,6 +27,7 @@ export interface ControlDeps {
   orders: OrdersService;
   payments: PaymentsService;
   oversized: OversizedAnswers;
+  seatingFaults: SeatingFaultKnobs;
 }
 
 type V = { venueId: string };
@@ -92,6 +94,7 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
     payments.settleDue();
   });
   oversizedRoutes(app, deps.oversized);
+  seatingFaultRoutes(app, deps.seatingFaults);
   app.get('/_control/broken', async () => ({ mode: store.broken }));
   app.put<{ Body: { mode: BrokenMode | null } }>('/_control/broken', { schema: { body: BrokenBody } }, async (request) => {
     store.setBroken(request.body.mode);
@@ -102,6 +105,7 @@ export async function controlRoutes(app: FastifyInstance, deps: ControlDeps): Pr
     store.reset();
     log.clear();
     deps.oversized.set(null);
+    deps.seatingFaults.clear();
     return reply.code(204).send();
   });
 }

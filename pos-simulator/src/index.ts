@@ -6,7 +6,9 @@ import { isBrokenMode, type BrokenMode } from './broken.ts';
 import { ControlClient } from './control-client.ts';
 import { createOrdersService } from './orders.service.ts';
 import { OversizedAnswers } from './oversized.ts';
+import { HeldRequests } from './held.ts';
 import { createPaymentsService } from './payments.service.ts';
+import { SeatingFaultKnobs } from './seating-faults.ts';
 import { RequestLog } from './request-log.ts';
 import { buildServer, listenLocal } from './server.ts';
 import { SimStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
@@ -60,7 +62,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   payments.resume();
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
-  const app = buildServer(tls, { store, log, venues, orders, payments, parked, oversized: new OversizedAnswers() }, opts.logger ?? false);
+  const held = new HeldRequests();
+  const seatingFaults = new SeatingFaultKnobs(held);
+  const app = buildServer(tls, { store, log, venues, orders, payments, parked, oversized: new OversizedAnswers(), seatingFaults }, opts.logger ?? false);
   const baseUrl = await listenLocal(app, opts.host, opts.port).catch(async (err: unknown) => {
     // A port already taken (a remembered sandbox port): nothing of this attempt may keep running.
     payments.stop();
@@ -79,6 +83,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       closed ??= (async () => {
         payments.stop();
         for (const request of parked) request.raw.socket?.destroy();
+        seatingFaults.clear();
+        held.release();
         await control.close();
         await app.close();
       })();
@@ -93,6 +99,7 @@ export { ControlClient, ControlError } from './control-client.ts';
 export { seedDemo, DEMO_VENUE_IDS } from './seed.ts';
 export { BROKEN_MODES, type BrokenMode } from './broken.ts';
 export type { TlsPair } from './tls.ts';
+export { CREATE_ANSWERS, type CreateAnswer, type SeatingFaults } from './seating-faults.ts';
 export type { LoggedRequest } from './request-log.ts';
 export type { VenueView, MenuInput } from './venues.service.ts';
 export type {

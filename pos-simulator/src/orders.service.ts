@@ -115,7 +115,7 @@ export function createOrdersService(store: SimStore, venues: VenuesService) {
 
   return {
     /** POST /venue/{venueId}/orders (spec 4.6). */
-    createFromPartner(venueId: string, body: CreateOrderBody): { id: string; checkNumber: string } {
+    createFromPartner(venueId: string, body: CreateOrderBody, opts: { echoId?: boolean } = {}): { id: string; checkNumber: string } {
       const venue = venues.get(venueId);
       unknownTables(venue, body.tables);
       const seatedAt = body.date === undefined ? store.now() : parseLocalDateTime(body.date, venue.timezone);
@@ -135,7 +135,10 @@ export function createOrdersService(store: SimStore, venues: VenuesService) {
       const tables = store.broken === 'drop-merged-tables' ? body.tables.slice(0, 1) : [...body.tables];
       const check = newCheck(venue);
       check.items = staffItems(venue, itemInputs.map((i) => ({ sku: i.sku, quantity: i.quantity, notes: i.notes })));
+      // A POS that keeps the service's id as its own order id (when it is free).
+      const echoed = opts.echoId && body.id !== undefined && !store.order(venueId, body.id) ? { id: body.id } : {};
       const order = newOrder(venue, {
+        ...echoed,
         source: 'partner',
         reservationId: body.id ?? null,
         tables,

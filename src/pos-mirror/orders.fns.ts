@@ -38,6 +38,8 @@ export interface StoredOrder {
   status: OrderStatus;
   posTables: string[];
   partySize: number | null;
+  /** The party size the POS reports, whoever opened the order (a seating waiting for its order matches on it). */
+  posPartySize: number | null;
   reservationDate: Date | null;
   prepaymentMinor: Minor;
   openAt: Date;
@@ -99,6 +101,7 @@ export function fromPosOrder(order: PosOrder, currency: string): StoredOrder {
     status,
     posTables: [...order.tables],
     partySize: fromReservation ? (order.partySize ?? null) : null,
+    posPartySize: order.partySize ?? null,
     reservationDate: fromReservation ? (seatedAt && !Number.isNaN(seatedAt.getTime()) ? seatedAt : new Date(order.createdAt)) : null,
     prepaymentMinor: order.prepayment === undefined || order.prepayment === null ? 0 : money(order.prepayment, currency, `${where}.prepayment`),
     openAt: new Date(order.createdAt),

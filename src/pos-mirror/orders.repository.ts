@@ -3,6 +3,8 @@ import type { Executor } from '../db/db.ts';
 import { emit, emitting, type OutboxEvent, type OutboxScope } from '../db/outbox.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { CheckRow, OrderRow, StoredOrder } from './orders.fns.ts';
+import { findSeatingOrder } from './reservation-orders.fns.ts';
+import { awaitingPosOrder, type SeatingRow } from './reservation-orders.repository.ts';
 
 // SQL for the orders mirrored from POS systems and their checks (the row shapes are in orders.fns.ts).
 
@@ -19,6 +21,36 @@ export async function lockOrder(ex: Executor, orderId: string): Promise<OrderRow
 export async function findByPosId(ex: Executor, venueId: string, posOrderId: string): Promise<OrderRow | null> {
   const { rows } = await sql<OrderRow>`SELECT * FROM orders WHERE venue_id = ${venueId} AND pos_order_id = ${posOrderId}`.execute(ex);
   return rows[0] ?? null;
+}
+
+/**
+ * What the mirror knows of some POS orders, for a seating looking for its own (DESIGN 8.8a): the POS
+ * id of the order mirrored under the seating's order id, and the POS ids linked to other bookings.
+ */
+export async function linkedPosOrders(ex: Executor, venueId: string, orderId: string, posOrderIds: string[]): Promise<{ mirroredAs: string | null; otherBookings: Set<string> }> {
+  const { rows } = await sql<{ id: string; pos_order_id: string; booking_id: string | null }>`
+    SELECT id, pos_order_id, booking_id FROM orders
+    WHERE venue_id = ${venueId} AND (id = ${orderId} OR (pos_order_id = ANY(${posOrderIds}::text[]) AND booking_id IS NOT NULL))`.execute(ex);
+  return {
+    mirroredAs: rows.find((r) => r.id === orderId)?.pos_order_id ?? null,
+    otherBookings: new Set(rows.filter((r) => r.id !== orderId).map((r) => r.pos_order_id)),
+  };
+}
+
+/**
+ * The seating a POS order met for the first time belongs to (BKG-39): one waiting for its POS order
+ * whose create could have made this one. The order then takes the seating's order id (the id the
+ * RMS was answered) and its booking's party size, prepayment and time.
+ */
+async function seatingOf(ex: Executor, venueId: string, view: StoredOrder): Promise<SeatingRow | null> {
+  if (view.status !== 'open') return null;
+  const waiting = await awaitingPosOrder(ex, venueId);
+  if (waiting.length === 0) return null;
+  const seen = { id: view.posOrderId, tables: view.posTables, partySize: view.posPartySize, createdAt: view.openAt };
+  const matching = waiting.filter((s) => findSeatingOrder({
+    orderId: s.order_id, knownPosIds: [s.pos_hint], tables: s.pos_request.tables, partySize: s.party_size, seatedAt: s.seated_at,
+  }, [seen]) !== null);
+  return matching.length === 1 ? matching[0] : null;
 }
 
 export async function listChecks(ex: Executor, orderIds: string[]): Promise<CheckRow[]> {
@@ -69,12 +101,16 @@ export async function upsertOrder(ex: Executor, venueId: string, currency: strin
       WHERE id = ${existing.id} RETURNING *`.execute(ex);
     row = rows[0];
   } else {
+    const seating = await seatingOf(ex, venueId, order);
+    const own = seating
+      ? { id: seating.order_id, partySize: seating.party_size, reservationDate: seating.reservation_date, prepaymentMinor: Number(seating.prepayment_minor), bookingId: seating.booking_id }
+      : { id: uuidv7(), partySize: order.partySize, reservationDate: order.reservationDate, prepaymentMinor: order.prepaymentMinor, bookingId: null };
     const { rows } = await sql<OrderRow>`
       INSERT INTO orders (id, venue_id, pos_order_id, status, pos_tables, party_size, reservation_date, currency,
-                          prepayment_minor, open_at, closed_at, closed_by, pos_updated_at, created_at, updated_at)
-      VALUES (${uuidv7()}, ${venueId}, ${order.posOrderId}, ${order.status}, ${order.posTables}::text[], ${order.partySize},
-              ${order.reservationDate}, ${currency}, ${order.prepaymentMinor}, ${order.openAt}, ${closedAt}, ${closedBy},
-              ${order.posUpdatedAt}, ${now}, ${now})
+                          prepayment_minor, open_at, closed_at, closed_by, pos_updated_at, created_at, updated_at, booking_id)
+      VALUES (${own.id}, ${venueId}, ${order.posOrderId}, ${order.status}, ${order.posTables}::text[], ${own.partySize},
+              ${own.reservationDate}, ${currency}, ${own.prepaymentMinor}, ${order.openAt}, ${closedAt}, ${closedBy},
+              ${order.posUpdatedAt}, ${now}, ${now}, ${own.bookingId})
       ON CONFLICT (venue_id, pos_order_id) DO UPDATE SET updated_at = excluded.updated_at
       RETURNING *`.execute(ex);
     row = rows[0];

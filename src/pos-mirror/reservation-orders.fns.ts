@@ -69,3 +69,58 @@ export function nextAttemptAt(now: Date, deadline: Date, delayMs = RETRY_EVERY_M
   if (now.getTime() >= deadline.getTime()) return null;
   return new Date(Math.min(now.getTime() + delayMs, deadline.getTime()));
 }
+
+// Finding the order an earlier create made (DESIGN 8.8a): the POS's answer was lost or unreadable,
+// and spec 2.7 gives an order no field that names the service's id.
+
+/** A create that may have reached the POS is sent again only when two looks this far apart find no order. */
+export const LOOK_AGAIN_AFTER_MS = 30_000;
+/** How far the POS's clock may be behind ours when "created since the first attempt" is judged. */
+export const POS_CLOCK_SKEW_MS = 5 * 60_000;
+
+/** What a seating knows of the order it asked for. */
+export interface SeatingLookup {
+  /** Tableside's order id, sent as spec 4.6 `id`: a POS that keeps it as its own id answers it. */
+  orderId: string;
+  /** Ids the POS or the mirror already gave the order: an unreadable 2xx's `{"id"}`, an order the sync linked. */
+  knownPosIds: Array<string | null>;
+  tables: string[];
+  partySize: number;
+  /** When the seating was claimed (the first attempt of this claim). */
+  seatedAt: Date;
+}
+
+/** A POS order as the look needs it. */
+export interface SeenPosOrder {
+  id: string;
+  tables: string[];
+  partySize: number | null;
+  createdAt: Date;
+}
+
+const sameTables = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('\u0000') === [...b].sort().join('\u0000');
+
+/** The order is one this seating's create could have made: the same tables and party size, created since it was claimed. */
+export function couldBeSeatingOrder(s: SeatingLookup, o: SeenPosOrder): boolean {
+  return sameTables(s.tables, o.tables) && o.partySize === s.partySize && o.createdAt.getTime() >= s.seatedAt.getTime() - POS_CLOCK_SKEW_MS;
+}
+
+/**
+ * The seating's order among the POS's open orders: the one with an id it knows (its own id echoed,
+ * the POS's), else the one order that could be it; two or more such orders are no answer.
+ */
+export function findSeatingOrder<O extends SeenPosOrder>(s: SeatingLookup, open: readonly O[]): O | null {
+  for (const id of [s.orderId, ...s.knownPosIds]) {
+    const known = id ? open.find((o) => o.id === id) : undefined;
+    if (known) return known;
+  }
+  const candidates = open.filter((o) => couldBeSeatingOrder(s, o));
+  return candidates.length === 1 ? candidates[0] : null;
+}
+
+/** When the next look or create may happen after a look that found nothing; and since when nothing was found. */
+export function afterAbsentLook(now: Date, absentSince: Date | null): { absentSince: Date; createAllowed: boolean; nextAt: Date } {
+  const since = absentSince ?? now;
+  const nextAt = new Date(since.getTime() + LOOK_AGAIN_AFTER_MS);
+  return { absentSince: since, createAllowed: absentSince !== null && now.getTime() >= nextAt.getTime(), nextAt };
+}

@@ -7,6 +7,7 @@ import type { CreateOrderInput } from '../pos/pos-client.ts';
 // `seating_events` (every reservation event received).
 
 export type SeatingStatus = 'opening' | 'pending' | 'opened' | 'failed';
+export type PosOutcome = 'unknown' | 'created';
 
 export interface SeatingRow {
   id: string;
@@ -22,8 +23,15 @@ export interface SeatingRow {
   pos_request: CreateOrderInput;
   pos_order_id: string | null;
   unknown_skus: string[];
+  /** Which claim of the seating this is: every claim, lease and relaunch adds one; final writes are fenced on it. */
   attempts: number;
   lease_until: Date | null;
+  /** What earlier attempts may have left on the POS (migration 018): null nothing, 'unknown' maybe an order, 'created' an order. */
+  pos_outcome: PosOutcome | null;
+  /** When a look on the POS first found no order of this seating (a create is sent again only after a second look 30 s later). */
+  absent_since: Date | null;
+  /** The POS's order id from an otherwise unreadable 2xx answer. */
+  pos_hint: string | null;
   deadline_at: Date;
   last_error: string | null;
   created_at: Date;
@@ -53,7 +61,8 @@ export async function relaunch(ex: Executor, id: string, s: NewSeating, now: Dat
   const { rows } = await sql<SeatingRow>`
     UPDATE seatings SET status = 'opening', party_size = ${s.party_size}, prepayment_minor = ${s.prepayment_minor},
       reservation_date = ${s.reservation_date}, seated_at = ${s.seated_at}, pos_request = ${JSON.stringify(s.pos_request)}::jsonb,
-      attempts = attempts + 1, lease_until = ${s.lease_until}, deadline_at = ${s.deadline_at}, unknown_skus = '{}', updated_at = ${now}
+      attempts = attempts + 1, lease_until = ${s.lease_until}, deadline_at = ${s.deadline_at}, unknown_skus = '{}', absent_since = NULL,
+      updated_at = ${now}
     WHERE id = ${id} AND status = 'failed'
     RETURNING *`.execute(ex);
   return rows[0] ?? null;
@@ -71,30 +80,68 @@ export async function find(ex: Executor, id: string): Promise<SeatingRow | null>
 
 /**
  * Takes a pending seating (or one whose attempt's lease ran out) for a new attempt until
- * `leaseUntil`; null when another attempt holds it or it is settled.
+ * `leaseUntil`, as a new claim; null when another attempt holds it or it is settled. An attempt
+ * whose lease ran out (still 'opening') may have sent its create: the POS is looked at first.
  */
 export async function lease(ex: Executor, id: string, leaseUntil: Date, now: Date): Promise<SeatingRow | null> {
   const { rows } = await sql<SeatingRow>`
-    UPDATE seatings SET status = 'opening', lease_until = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now}
+    UPDATE seatings SET status = 'opening', lease_until = ${leaseUntil}, attempts = attempts + 1, updated_at = ${now},
+      pos_outcome = CASE WHEN status = 'opening' THEN coalesce(pos_outcome, 'unknown') ELSE pos_outcome END
     WHERE id = ${id} AND status IN ('opening', 'pending') AND (lease_until IS NULL OR lease_until <= ${now})
     RETURNING *`.execute(ex);
   return rows[0] ?? null;
 }
 
-export async function markOpened(ex: Executor, id: string, posOrderId: string, orderId: string, unknownSkus: string[], now: Date): Promise<void> {
-  await sql`UPDATE seatings SET status = 'opened', pos_order_id = ${posOrderId}, order_id = ${orderId},
+/** The fence of every write of an attempt: its claim is still the seating's current one. */
+const claimed = (c: Claim) => sql`id = ${c.id} AND attempts = ${c.attempts} AND status = 'opening'`;
+export type Claim = Pick<SeatingRow, 'id' | 'attempts'>;
+
+/** Extends a claim's lease; false when the claim is no longer the seating's (another attempt took it over). */
+export async function renewLease(ex: Executor, c: Claim, leaseUntil: Date, now: Date): Promise<boolean> {
+  const r = await sql`UPDATE seatings SET lease_until = ${leaseUntil}, updated_at = ${now} WHERE ${claimed(c)}`.execute(ex);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+/** Each `mark*` is fenced on the claim and says whether it wrote (false: the claim was taken over; write nothing else). */
+export async function markOpened(ex: Executor, c: Claim, posOrderId: string, orderId: string, unknownSkus: string[], now: Date): Promise<boolean> {
+  const r = await sql`UPDATE seatings SET status = 'opened', pos_order_id = ${posOrderId}, order_id = ${orderId},
               unknown_skus = ${unknownSkus}::text[], lease_until = NULL, last_error = NULL, updated_at = ${now}
-            WHERE id = ${id}`.execute(ex);
+            WHERE ${claimed(c)}`.execute(ex);
+  return Number(r.numAffectedRows ?? 0) === 1;
 }
 
-export async function markPending(ex: Executor, id: string, error: string, now: Date): Promise<void> {
-  await sql`UPDATE seatings SET status = 'pending', lease_until = NULL, last_error = ${error.slice(0, 1000)}, updated_at = ${now}
-            WHERE id = ${id} AND status = 'opening'`.execute(ex);
+export interface PendingState {
+  error: string;
+  posOutcome: PosOutcome | null;
+  absentSince: Date | null;
+  posHint: string | null;
+  unknownSkus: string[];
 }
 
-export async function markFailed(ex: Executor, id: string, error: string, now: Date): Promise<void> {
-  await sql`UPDATE seatings SET status = 'failed', lease_until = NULL, last_error = ${error.slice(0, 1000)}, updated_at = ${now}
-            WHERE id = ${id}`.execute(ex);
+export async function markPending(ex: Executor, c: Claim, p: PendingState, now: Date): Promise<boolean> {
+  const r = await sql`UPDATE seatings SET status = 'pending', lease_until = NULL, last_error = ${p.error.slice(0, 1000)},
+              pos_outcome = ${p.posOutcome}, absent_since = ${p.absentSince}, pos_hint = ${p.posHint},
+              unknown_skus = ${p.unknownSkus}::text[], updated_at = ${now}
+            WHERE ${claimed(c)}`.execute(ex);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+export async function markFailed(ex: Executor, c: Claim, error: string, now: Date): Promise<boolean> {
+  const r = await sql`UPDATE seatings SET status = 'failed', lease_until = NULL, last_error = ${error.slice(0, 1000)}, updated_at = ${now}
+            WHERE ${claimed(c)}`.execute(ex);
+  return Number(r.numAffectedRows ?? 0) === 1;
+}
+
+/**
+ * The seatings of a venue still waiting for their POS order (no POS order id yet) whose order id no
+ * mirrored order has: the order sync or a live bill that meets their POS order first gives it
+ * the seating's order id (BKG-39).
+ */
+export async function awaitingPosOrder(ex: Executor, venueId: string): Promise<SeatingRow[]> {
+  const { rows } = await sql<SeatingRow>`
+    SELECT * FROM seatings s WHERE s.venue_id = ${venueId} AND s.status IN ('opening', 'pending') AND s.pos_order_id IS NULL
+      AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.id = s.order_id)`.execute(ex);
+  return rows;
 }
 
 export interface SeatingEvent {

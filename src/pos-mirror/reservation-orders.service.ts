@@ -1,18 +1,19 @@
 import type { Logger } from 'pino';
 import type { Db, Executor } from '../db/db.ts';
-import { cancelJob, scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import { cancelJob, scheduleJob, type JobContext, type JobDefinition, type JobResult } from '../db/jobs.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { unprocessable, validationFailed } from '../lib/errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { PosError, type CreateOrderInput, type CreateOrderItem } from '../pos/pos-client.ts';
+import type { CreateOrderItem } from '../pos/pos-client.ts';
 import type { PosOrder } from '../pos/pos.schemas.ts';
 import type { ConnectedVenue, ConnectionsService } from './connections.service.ts';
 import { fromPosOrder, type StoredOrder } from './orders.fns.ts';
 import { linkSeatedOrder, upsertOrder } from './orders.repository.ts';
-import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, retryDelayMs, unknownTables, withoutSkus } from './reservation-orders.fns.ts';
+import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, retryDelayMs, unknownTables } from './reservation-orders.fns.ts';
 import * as repo from './reservation-orders.repository.ts';
 import type { NewSeating, SeatingRow } from './reservation-orders.repository.ts';
+import { createSeatingAttempt, type KeepClaim, type PosAnswer } from './seating-attempt.service.ts';
 import type { TablesService } from './tables.service.ts';
 
 // A seated reservation opens its POS order (DESIGN 8.3c, spec 4.6), exactly once per booking and
@@ -61,21 +62,24 @@ export interface SeatAnswer {
   body: { bookingId: string; orderId: string | null; status: 'opened' | 'unchanged' | 'pending'; unknownSkus: string[] };
 }
 
-/** What the POS answered one attempt. */
-type PosAnswer =
-  | { kind: 'created'; order: PosOrder | { id: string }; unknownSkus: string[] }
-  | { kind: 'refused'; reason: string }
-  | { kind: 'unreachable'; error: string };
-/** What an attempt recorded. */
-type Attempt = { kind: 'opened'; orderId: string; unknownSkus: string[] } | { kind: 'pending' } | { kind: 'failed'; reason: string };
+/**
+ * What an attempt recorded; `lost`: its claim was taken over by another attempt (its lease ran
+ * out), so it recorded nothing and the seating is as that attempt leaves it.
+ */
+type Attempt = { kind: 'opened'; orderId: string; unknownSkus: string[] } | { kind: 'pending' } | { kind: 'failed'; reason: string } | { kind: 'lost' };
 type RunInTx = <T>(fn: (tx: Executor) => Promise<T>) => Promise<T>;
 
-/** Only a POS that did not answer, or answered that it is in trouble, is worth asking again. */
-const retriable = (err: PosError) => err.kind !== 'status' || (err.status ?? 0) >= 500 || err.status === 429 || err.status === 408;
+/** Thrown inside a recording transaction whose claim was taken over: nothing of it may commit. */
+class ClaimLost extends Error {}
+/** How much of a lease must be left before a POS call: the call itself and the final write. */
+const LEASE_MARGIN_MS = 5_000;
 
 export function createSeatingService({ db, clock, log, connections, tables, posTimeoutMs }: SeatingServiceDeps) {
   const delayMs = retryDelayMs(posTimeoutMs);
-  const leaseFrom = (now: Date) => new Date(now.getTime() + posTimeoutMs * 2 + 5_000);
+  // An attempt's lease covers two POS calls and the final write; `keeper` renews it as calls go.
+  const leaseMs = posTimeoutMs * 2 + LEASE_MARGIN_MS;
+  const leaseFrom = (now: Date) => new Date(now.getTime() + leaseMs);
+  const seatingAttempt = createSeatingAttempt({ db, clock, log });
   const inTx: RunInTx = (fn) => db.kysely.transaction().execute(fn);
   const scope = (row: SeatingRow) => ({ partnerId: row.partner_id, venueId: row.venue_id });
   const eventData = (row: SeatingRow) => ({ bookingId: row.booking_id, orderId: row.order_id, venueId: row.venue_id });
@@ -148,46 +152,6 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     return { row: claimed.row, won: claimed.won };
   }
 
-  // Talking to the POS: no transaction open.
-
-  /** The order on the POS that an earlier attempt created but never heard back about (a POS that echoes spec 4.6 `id`). */
-  async function findOnPos(cv: ConnectedVenue, orderId: string): Promise<PosOrder | null> {
-    const open = await cv.pos.listOrders(cv.connection.pos_venue_id, { status: 'open' });
-    return open.find((o) => o.reservationId === orderId) ?? null;
-  }
-
-  /** The spec 4.6 create; a 422 naming unknown SKUs: created again without them (the guest is seated all the same). */
-  async function createWithoutUnknownSkus(cv: ConnectedVenue, request: CreateOrderInput): Promise<PosAnswer> {
-    let body = request;
-    const unknownSkus: string[] = [];
-    for (let round = 0; round < 3; round++) {
-      const res = await cv.pos.createOrder(cv.connection.pos_venue_id, body);
-      if (res.ok) return { kind: 'created', order: { id: res.id }, unknownSkus };
-      const next = withoutSkus(body, res.unknownSkus);
-      // A POS naming SKUs we did not send would loop: that is a refusal.
-      if ((next.items?.length ?? 0) === (body.items?.length ?? 0)) return { kind: 'refused', reason: `the POS answered 422: ${res.error}` };
-      // Only SKUs of the event are reported (a POS naming others adds nothing a receiver could act on).
-      const sent = new Set((body.items ?? []).map((i) => i.sku));
-      unknownSkus.push(...res.unknownSkus.filter((s) => sent.has(s) && !unknownSkus.includes(s)));
-      body = next;
-    }
-    return { kind: 'refused', reason: 'the POS kept refusing the order for unknown SKUs' };
-  }
-
-  /** One try at the POS: a later attempt first looks for the order an earlier one may have created, else creates it. */
-  async function askPos(row: SeatingRow, cv: ConnectedVenue): Promise<PosAnswer> {
-    try {
-      if (row.attempts > 1) {
-        const found = await findOnPos(cv, row.order_id);
-        if (found) return { kind: 'created', order: found, unknownSkus: row.unknown_skus };
-      }
-      return await createWithoutUnknownSkus(cv, row.pos_request);
-    } catch (err) {
-      if (!(err instanceof PosError)) throw err;
-      return retriable(err) ? { kind: 'unreachable', error: err.message } : { kind: 'refused', reason: err.message };
-    }
-  }
-
   /**
    * The POS's own view of the new order (checks, items, times), so the bill answers at once; null
    * leaves it to the order sync.
@@ -203,39 +167,66 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     }
   }
 
-  // Recording the outcome: each with its outbox event, in one transaction.
+  // Recording the outcome: each with its outbox event, in one transaction, fenced on the attempt's
+  // claim (a write that finds the claim taken over throws ClaimLost and nothing of it commits).
 
-  /** One attempt of a claimed (or leased) seating: what the POS answered, recorded. */
-  async function attempt(row: SeatingRow, cv: ConnectedVenue, run: RunInTx, ownsJob: boolean): Promise<Attempt> {
-    const answer = await askPos(row, cv);
-    if (answer.kind === 'unreachable') {
-      await recordPending(row, answer.error, ownsJob);
-      return { kind: 'pending' };
-    }
-    if (answer.kind === 'refused') {
-      await run((tx) => recordFailed(tx, row, answer.reason, ownsJob));
-      return { kind: 'failed', reason: answer.reason };
-    }
-    const orderId = await recordOpened(row, cv, answer, run, ownsJob);
-    return { kind: 'opened', orderId, unknownSkus: answer.unknownSkus };
+  /**
+   * Keeps an attempt's claim: before each POS call, a lease with less left than that call and the
+   * final write is renewed (and the job's claim with it, for the job's attempts); false once another
+   * attempt has taken the seating over (BKG-38).
+   */
+  function keeper(row: SeatingRow, renewJob?: () => Promise<boolean>): KeepClaim {
+    let leaseUntil = row.lease_until?.getTime() ?? 0;
+    return async () => {
+      const now = clock.now();
+      if (leaseUntil - now.getTime() >= posTimeoutMs + LEASE_MARGIN_MS) return true;
+      const until = leaseFrom(now);
+      if (!(await repo.renewLease(db.kysely, row, until, now))) return false;
+      leaseUntil = until.getTime();
+      return renewJob ? renewJob() : true;
+    };
   }
 
-  async function recordPending(row: SeatingRow, error: string, ownsJob: boolean): Promise<void> {
+  /** One attempt of a claimed (or leased) seating: what the POS answered, recorded. */
+  async function attempt(row: SeatingRow, cv: ConnectedVenue, run: RunInTx, ownsJob: boolean, keep: KeepClaim): Promise<Attempt & { retryAt?: Date | null }> {
+    const answer = await seatingAttempt.ask(row, cv, keep);
+    try {
+      if (answer.kind === 'lost') return answer;
+      if (answer.kind === 'pending') {
+        await recordPending(row, answer, ownsJob);
+        return { kind: 'pending', retryAt: answer.retryAt };
+      }
+      if (answer.kind === 'refused') {
+        await run((tx) => recordFailed(tx, row, answer.reason, ownsJob));
+        return { kind: 'failed', reason: answer.reason };
+      }
+      const orderId = await recordOpened(row, cv, answer, run, ownsJob, keep);
+      return { kind: 'opened', orderId, unknownSkus: answer.unknownSkus };
+    } catch (err) {
+      if (!(err instanceof ClaimLost)) throw err;
+      log.warn({ bookingId: row.booking_id, venueId: row.venue_id, outcome: answer.kind }, 'seating: another attempt took the seating over; this one recorded nothing');
+      return { kind: 'lost' };
+    }
+  }
+
+  async function recordPending(row: SeatingRow, p: Extract<PosAnswer, { kind: 'pending' }>, ownsJob: boolean): Promise<void> {
     const now = clock.now();
-    log.warn({ bookingId: row.booking_id, venueId: row.venue_id, err: error }, 'seating: the POS could not be reached; retrying');
+    log.warn({ bookingId: row.booking_id, venueId: row.venue_id, err: p.error, posOutcome: p.posOutcome }, 'seating: no POS order yet; trying again');
     await inTx(async (tx) => {
-      await repo.markPending(tx, row.id, error, now);
+      if (!(await repo.markPending(tx, row, p, now))) throw new ClaimLost();
       // The job scheduled at the claim waits out the claim's lease; the guest should not.
-      if (ownsJob) await rescheduleJob(tx, row.id, nextAttemptAt(now, row.deadline_at, delayMs) ?? row.deadline_at, now);
+      if (ownsJob) await rescheduleJob(tx, row.id, p.retryAt ?? nextAttemptAt(now, row.deadline_at, delayMs) ?? row.deadline_at, now);
     });
   }
 
   /** The order linked to its booking (party size, prepayment, booking time), mirrored, and announced. */
-  async function recordOpened(row: SeatingRow, cv: ConnectedVenue, created: Extract<PosAnswer, { kind: 'created' }>, run: RunInTx, ownsJob: boolean): Promise<string> {
-    const stored = await mirrorOf(cv, created.order);
+  async function recordOpened(row: SeatingRow, cv: ConnectedVenue, created: Extract<PosAnswer, { kind: 'created' }>, run: RunInTx, ownsJob: boolean, keep: KeepClaim): Promise<string> {
+    const stored = (await keep()) ? await mirrorOf(cv, created.order) : null;
     const posOrderId = created.order.id;
     const now = clock.now();
     const orderId = await run(async (tx) => {
+      // First, so that a claim taken over writes nothing: the order id stays the one answered (BKG-39).
+      if (!(await repo.markOpened(tx, row, posOrderId, row.order_id, created.unknownSkus, now))) throw new ClaimLost();
       const order = await linkSeatedOrder(tx, row.venue_id, cv.venue.currency, {
         orderId: row.order_id,
         bookingId: row.booking_id,
@@ -246,11 +237,11 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
         prepaymentMinor: Number(row.prepayment_minor),
         openedAt: now,
       }, now);
+      if (order.id !== row.order_id) log.error({ bookingId: row.booking_id, orderId: row.order_id, mirroredAs: order.id }, 'seating: the POS order was mirrored under another id');
       if (stored) await upsertOrder(tx, row.venue_id, cv.venue.currency, stored, now);
-      await repo.markOpened(tx, row.id, posOrderId, order.id, created.unknownSkus, now);
       if (ownsJob) await cancelJob(tx, seatingJobKey(row.id));
-      await announceOpened(tx, row, order.id, posOrderId, created.unknownSkus, now);
-      return order.id;
+      await announceOpened(tx, row, row.order_id, posOrderId, created.unknownSkus, now);
+      return row.order_id;
     });
     log.info({ bookingId: row.booking_id, venueId: row.venue_id, orderId }, 'seating: POS order opened');
     return orderId;
@@ -266,7 +257,7 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     // A POS's own words are in it: bounded, as the pos_order.failed event's schema says.
     const reason = whole.slice(0, MAX_FAILURE_REASON);
     const now = clock.now();
-    await repo.markFailed(tx, row.id, reason, now);
+    if (!(await repo.markFailed(tx, row, reason, now))) throw new ClaimLost();
     if (ownsJob) await cancelJob(tx, seatingJobKey(row.id));
     await emit(tx, scope(row), { type: 'pos_order.failed', entityId: row.order_id, data: { ...eventData(row), reason } }, now);
   }
@@ -276,7 +267,29 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
     await scheduleJob(tx, { kind: SEATING_JOB, runAt, dedupeKey: seatingJobKey(seatingId), payload: { seatingId } }, now);
   }
 
-  function answer(row: SeatingRow, outcome: Attempt): SeatAnswer {
+  /** The job's attempt of a seating it leased; what the job does next. */
+  async function jobAttempt(leased: SeatingRow, ctx: JobContext): Promise<JobResult> {
+    const retry = (at?: Date | null): JobResult => ({ retryAt: at ?? nextAttemptAt(clock.now(), leased.deadline_at, delayMs) ?? leased.deadline_at });
+    const cv = await connections.forVenue(leased.venue_id);
+    const lastWords = async (reason: string) => {
+      await ctx.transaction((tx) => recordFailed(tx, leased, reason, false)).catch((err) => {
+        if (!(err instanceof ClaimLost)) throw err;
+      });
+    };
+    if (!cv) return lastWords('the venue has no POS connection any more');
+    if (clock.now().getTime() >= leased.deadline_at.getTime()) {
+      return lastWords(`no POS order within an hour (${leased.last_error ?? 'no answer'})`);
+    }
+    const outcome = await attempt(leased, cv, ctx.transaction, false, keeper(leased, () => ctx.renewLease()));
+    if (outcome.kind === 'pending') return retry(outcome.retryAt);
+    // Another attempt holds the seating: look again once its lease is over.
+    if (outcome.kind === 'lost') {
+      const now = await repo.find(db.kysely, leased.id);
+      return now && (now.status === 'opening' || now.status === 'pending') ? retry(now.lease_until) : undefined;
+    }
+  }
+
+  function answer(row: SeatingRow, outcome: Exclude<Attempt, { kind: 'lost' }>): SeatAnswer {
     const base = { bookingId: row.booking_id, orderId: row.order_id };
     if (outcome.kind === 'opened') return { httpStatus: 200, body: { ...base, orderId: outcome.orderId, status: 'opened', unknownSkus: outcome.unknownSkus } };
     if (outcome.kind === 'pending') return { httpStatus: 202, body: { ...base, status: 'pending', unknownSkus: [] } };
@@ -310,29 +323,25 @@ export function createSeatingService({ db, clock, log, connections, tables, posT
       await checkTables(input);
       const claimed = await claim(input, existing);
       if (!claimed.won) return answerOf(claimed.row);
-      return answer(claimed.row, await attempt(claimed.row, input.cv, inTx, true));
+      const outcome = await attempt(claimed.row, input.cv, inTx, true, keeper(claimed.row));
+      if (outcome.kind !== 'lost') return answer(claimed.row, outcome);
+      // Another attempt took the seating over: the answer is what it records (the same order id).
+      return answerOf((await repo.find(db.kysely, claimed.row.id)) ?? claimed.row);
     },
 
     /** The durable retry of a seating whose POS could not be reached (or whose claimer died). */
     job(): JobDefinition<{ seatingId: string }> {
       return {
+        // The job's claim lasts as long as the seating's lease, and is renewed with it.
+        leaseMs: leaseMs + LEASE_MARGIN_MS,
         run: async (job, ctx) => {
           const row = await repo.find(db.kysely, job.payload.seatingId);
           if (!row || row.status === 'opened' || row.status === 'failed') return;
           const now = clock.now();
-          const cv = await connections.forVenue(row.venue_id);
-          if (!cv) {
-            await ctx.transaction((tx) => recordFailed(tx, row, 'the venue has no POS connection any more', false));
-            return;
-          }
-          if (now.getTime() >= row.deadline_at.getTime()) {
-            await ctx.transaction((tx) => recordFailed(tx, row, `the POS could not be reached within an hour (${row.last_error ?? 'no answer'})`, false));
-            return;
-          }
+          // Only one attempt of a seating at a time (BKG-38): the job waits out another's lease.
           const leased = await repo.lease(db.kysely, row.id, leaseFrom(now), now);
           if (!leased) return { retryAt: row.lease_until && row.lease_until > now ? row.lease_until : new Date(now.getTime() + delayMs) };
-          const outcome = await attempt(leased, cv, ctx.transaction, false);
-          if (outcome.kind === 'pending') return { retryAt: nextAttemptAt(clock.now(), row.deadline_at, delayMs) ?? row.deadline_at };
+          return jobAttempt(leased, ctx);
         },
       };
     },

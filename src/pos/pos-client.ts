@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
-import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
+import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
 import type { PosType } from './pos-types.ts';
 import {
   CreatedOrder, PosOrder, PosPaymentState, PosOrders, PosTables, UnknownSkus,
@@ -23,6 +23,8 @@ export class PosError extends Error {
     readonly kind: PosErrorKind,
     message: string,
     readonly status?: number,
+    /** The request surely never reached the POS (refused, DNS, TLS handshake, connect timeout): safe to send again. */
+    readonly neverSent = false,
   ) {
     super(message);
     this.name = 'PosError';
@@ -53,6 +55,18 @@ export interface CreateOrderInput {
 export type CreateOrderResult =
   | { ok: true; id: string; checkNumber: string }
   | { ok: false; error: string; unknownSkus: string[] };
+
+/**
+ * A create answered 2xx with a body that is not spec 4.6's `{id, checkNumber}` (empty, not JSON, no
+ * checkNumber): the order exists all the same (DESIGN 8.8a), only its answer is unreadable.
+ * `posOrderId` is the POS's id when the body carried one.
+ */
+export class PosCreatedUnread extends PosError {
+  constructor(message: string, status: number, readonly posOrderId: string | null) {
+    super('bad_shape', message, status);
+    this.name = 'PosCreatedUnread';
+  }
+}
 
 export interface ForwardPaymentInput {
   paymentId: string;
@@ -118,6 +132,28 @@ export interface PosClientOptions {
 }
 
 const enc = encodeURIComponent;
+const isSuccess = (status: number | undefined) => status !== undefined && status >= 200 && status <= 299;
+
+// Failures that happen before a request is written: nothing reached the POS (DESIGN 8.8a).
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Errors of connections that never opened (TCP or TLS): no request was written on them. */
+const failedToConnect = new WeakSet<object>();
+
+/** undici's connector, noting which errors are its own: a request fails with them only before it is sent. */
+function markingConnectFailures(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) => connect(options, (...args) => {
+    if (args[0] && typeof args[0] === 'object') failedToConnect.add(args[0]);
+    (callback as (...a: typeof args) => void)(...args);
+  });
+}
+
+/** Whether an unreachable POS surely never received the request: the connection or its TLS handshake failed. */
+function neverSent(failure: Extract<TransportFailure, { kind: 'unreachable' }>): boolean {
+  if (failure.code && (NEVER_SENT_CODES.has(failure.code) || /^(ERR_TLS_|ERR_SSL_)|CERT|UNABLE_TO_VERIFY/.test(failure.code))) return true;
+  // Node words a failure of the connect system call `connect ECONNRESET 127.0.0.1:443`.
+  return /(^|: )connect E[A-Z]+\b|before secure TLS connection was established/.test(failure.reason);
+}
 
 export class PosClient implements PosAdapter {
   private readonly dispatcher: Dispatcher;
@@ -131,7 +167,7 @@ export class PosClient implements PosAdapter {
     // profile of the payment bench: about 30 ms of CPU per connection).
     const secureContext = type.ca ? createSecureContext({ ca: trustFor(type.ca) }) : undefined;
     this.dispatcher = new Agent({
-      connect: { timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) },
+      connect: markingConnectFailures(buildConnector({ timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) })),
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       keepAliveTimeout: 10_000,
@@ -197,8 +233,12 @@ export class PosClient implements PosAdapter {
 
   private transportError(err: unknown, what: string, timeoutMs: number): PosError {
     const failure = transportFailure(err);
-    if (failure.kind === 'unreachable') return new PosError('unreachable', `${what}: the POS could not be reached (${failure.code ?? failure.reason})`);
-    return new PosError('timeout', failure.connecting ? `${what}: connecting to the POS timed out` : `${what}: the POS did not answer within ${timeoutMs} ms`);
+    if (failure.kind === 'unreachable') {
+      const unsent = failedToConnect.has(err as object) || neverSent(failure);
+      return new PosError('unreachable', `${what}: the POS could not be reached (${failure.code ?? failure.reason})`, undefined, unsent);
+    }
+    if (failure.connecting) return new PosError('timeout', `${what}: connecting to the POS timed out`, undefined, true);
+    return new PosError('timeout', `${what}: the POS did not answer within ${timeoutMs} ms`);
   }
 
   private unexpected(what: string, status: number, body: unknown): PosError {
@@ -229,14 +269,27 @@ export class PosClient implements PosAdapter {
     if (input.items && input.items.length > 0) {
       body.items = input.items.map((i) => (i.notes ? { sku: i.sku, quantity: i.quantity, notes: i.notes } : { sku: i.sku, quantity: i.quantity }));
     }
-    const res = await this.call('POST', path, { body });
+    let res: { status: number; body: unknown };
+    try {
+      res = await this.call('POST', path, { body });
+    } catch (err) {
+      if (err instanceof PosError && err.kind === 'bad_json' && isSuccess(err.status)) throw new PosCreatedUnread(err.message, err.status!, null);
+      throw err;
+    }
     if (res.status === 422 && res.body && typeof res.body === 'object' && 'unknownSkus' in res.body) {
       const answer = check<{ error: string; unknownSkus: string[] }>(UnknownSkus, res.body, `POST ${path}`);
       return { ok: false, error: answer.error, unknownSkus: answer.unknownSkus };
     }
-    if (res.status < 200 || res.status > 299) throw this.unexpected(`POST ${path}`, res.status, res.body);
-    const created = check<{ id: string; checkNumber: string }>(CreatedOrder, res.body, `POST ${path}`);
-    return { ok: true, id: created.id, checkNumber: created.checkNumber };
+    if (!isSuccess(res.status)) throw this.unexpected(`POST ${path}`, res.status, res.body);
+    try {
+      const created = check<{ id: string; checkNumber: string }>(CreatedOrder, res.body, `POST ${path}`);
+      return { ok: true, id: created.id, checkNumber: created.checkNumber };
+    } catch (err) {
+      if (!(err instanceof PosError)) throw err;
+      const said = res.body && typeof res.body === 'object' ? (res.body as { id?: unknown }).id : undefined;
+      const id = typeof said === 'string' && said !== '' && said.length <= 200 ? said : null;
+      throw new PosCreatedUnread(`${err.message} (answered ${res.status})`, res.status, id);
+    }
   }
 
   async listOrders(posVenueId: string, query: ListOrdersQuery = {}): Promise<PosOrder[]> {

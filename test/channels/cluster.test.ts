@@ -9,10 +9,11 @@ import { HttpClient, testCertFile, testTls } from '../helpers/http.ts';
 
 // Two `tableside serve` processes on one PostgreSQL and the reference RMS over HTTPS: a channel's
 // create sent to both at once with one Idempotency-Key is one booking (the unique key in the
-// database decides, never memory).
+// database decides, never memory), and cancels of it sent to both at once are one cancel (the
+// booking's cancel claim in the database decides).
 
 describePostgres('channel bookings across two processes', () => {
-  it('[CHN-05] the same Idempotency-Key and body sent at once to two processes → one booking, the same answer everywhere', async () => {
+  it('[CHN-05] [CHN-24] the same Idempotency-Key and body sent at once to two processes → one booking, the same answer everywhere; six cancels at once → one 200, five 402 booking_already_cancelled, one cancel at the RMS', async () => {
     const schema = newSchemaName();
     await createSchema(schema);
     const url = urlWithSchema(postgresUrl()!, schema);
@@ -50,5 +51,12 @@ describePostgres('channel bookings across two processes', () => {
     expect(answers.map((r) => r.status)).toEqual(Array(6).fill(200));
     expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
     expect(await sim.control.bookings('rms-venue-1')).toHaveLength(1);
+
+    const id: string = answers[0]!.body.id;
+    const cancels = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? b : a).put(`/v1/bc/bookings/${id}/cancel`, { body: {}, headers: { authorization: headers.authorization } })));
+    expect(cancels.map((r) => r.status).sort()).toEqual([200, 402, 402, 402, 402, 402]);
+    for (const r of cancels.filter((c) => c.status === 402)) expect(r.body.error.details).toMatchObject({ code: 'booking_already_cancelled' });
+    expect(await sim.control.requests({ operation: 'cancel' })).toHaveLength(1);
+    expect((await sim.control.bookings('rms-venue-1'))[0]).toMatchObject({ status: 'canceled' });
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { startMapsBookingSimulator, type ApiCall, type MapsBookingSimulator, type ServiceAccountKeyFile } from '../../maps-booking-simulator/src/index.ts';
 import { describeEachStore } from '../helpers/db.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { testTls } from '../helpers/http.ts';
 import { PARTNER } from '../maps-booking-simulator/helpers.ts';
 import { startChannelWorld, type ChannelWorld, type TestChannel } from './world.ts';
@@ -49,6 +50,9 @@ describeEachStore('Google real-time updates', (store) => {
     google = await startMapsBookingSimulator();
     key = await google.control.generateServiceAccount({ partnerId: PARTNER });
     s().googleRtu.trust(google.ca);
+    // Four party sizes, not the default ten: each day Google hears of is 4 live RMS reads and 4 entries.
+    const capped = await w.app.http.put(`/v1/rms/venues/${w.venueId}`, { token: w.key, body: { maxCovers: 4 } });
+    expect(capped.status).toBe(200);
     g = await w.channel('google-v3', { name: 'Reserve with Google' });
     await s().googleRtu.configure({ channel: g.id, partnerId: PARTNER, serviceAccount: JSON.stringify(key), apiBase: google.baseUrl });
   });
@@ -150,6 +154,26 @@ describeEachStore('Google real-time updates', (store) => {
     ]);
   });
 
+  it('[CHN-36] [CHN-34] an update written while the one before is in flight at Google is sent right after it, never lost nor sent first', async () => {
+    const b = await create(at('21:00'));
+    const rmsId = await rmsIdOf(b.booking_id);
+    await runDue();
+    // Google holds the first notification's answer while the RMS cancels and Tableside records it.
+    await google.control.script('notifyBooking', { kind: 'slow', delayMs: 2500 });
+    await (await rms()).updateBooking(rmsId, { partySize: 3 });
+    await notice(rmsId);
+    const first = runDue();
+    await eventually(async () => expect(await calls('notifyBooking')).toHaveLength(1), { what: 'the first notification at Google' });
+    await (await rms()).cancelBooking(rmsId, {});
+    await notice(rmsId, 'cancel');
+    await runDue();
+    await first;
+    await runDue();
+    const sent = await calls('notifyBooking');
+    expect(sent.map((c) => [c.query.updateMask, c.answer?.status])).toEqual([['partySize', 200], ['status', 200]]);
+    expect((await google.control.bookings()).find((x) => x.name.endsWith(b.booking_id))).toMatchObject({ status: 'CANCELED', partySize: 3 });
+  });
+
   it('[CHN-36] a 429 waits for its Retry-After; another 4xx is recorded failed and not retried; retrying stops after 24 h', async () => {
     const b = await create(at('20:15'));
     const rmsId = await rmsIdOf(b.booking_id);
@@ -187,14 +211,14 @@ describeEachStore('Google real-time updates', (store) => {
     expect((await s().googleRtu.attempts(g.id, 1)).attempts[0]).toMatchObject({ status: 'failed', responseCode: 503 });
   });
 
-  it('[CHN-35] a booking made, moved or cancelled through Tableside replaces that local day: one entry per party size, the whole day’s window', async () => {
+  it('[CHN-35] a booking made, moved or cancelled through Tableside replaces that local day: one entry per party size the feed offers (up to the venue’s maxCovers), the whole day’s window', async () => {
     const b = await create(at('19:30'));
     await runDue();
     const [call] = await calls('replaceAvailability');
     expect(call).toMatchObject({ path: `/v1alpha/inventory/partners/${PARTNER}/availability:replace`, serviceAccount: key.client_email, answer: { status: 200 } });
     const entries = (call!.body as { extendedServiceAvailability: any[] }).extendedServiceAvailability;
     // Europe/London in June: the local day 2025-06-11 is [23:00Z the day before, 23:00Z).
-    expect(entries.map((e) => e.resourcesRestrict.partySize)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(entries.map((e) => e.resourcesRestrict.partySize)).toEqual([1, 2, 3, 4]);
     for (const e of entries) {
       expect(e).toMatchObject({ merchantId: w.venueId, serviceId: 'dining', startTimeRestrict: '2025-06-10T23:00:00Z', endTimeRestrict: '2025-06-11T23:00:00Z' });
       for (const r of e.availability) expect(r.resources).toEqual({ partySize: e.resourcesRestrict.partySize });
@@ -231,7 +255,7 @@ describeEachStore('Google real-time updates', (store) => {
         seen.add(k);
       }
     }
-    expect(seen.size).toBe(20 * 10);
+    expect(seen.size).toBe(20 * 4);
     await google.control.clearCalls();
     await w.sim.control.pushFeed({ days: 20, startDate: '2025-06-14', venueIds: ['rms-venue-1'] });
     await runDue();

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ManualClock } from '../../src/lib/clock.ts';
 import type { LoggedRequest } from '../../pos-simulator/src/request-log.ts';
 import type { VenueBehaviour } from '../../pos-simulator/src/index.ts';
 import type { TestPartner } from './app.ts';
@@ -25,6 +26,21 @@ export interface SeatingWorld extends PatWorld {
   posCreates(posVenueId: string): Promise<LoggedRequest[]>;
   /** Outbox rows of one type, oldest first. */
   events(type: string): Promise<Array<{ partner_id: string | null; venue_id: string | null; entity_id: string; data: any }>>;
+  /** A booking's seating row and the run time of its retry job (null when it has none). */
+  seating(bookingId: string): Promise<SeatingState>;
+  /**
+   * With a manual clock: moves the clock to the seating's next attempt (checking it is at most
+   * 30 s away, DESIGN 8.3c) and runs the due jobs.
+   */
+  nextAttempt(bookingId: string): Promise<void>;
+}
+
+export interface SeatingState {
+  status: string;
+  order_id: string;
+  pos_order_id: string | null;
+  pos_outcome: string | null;
+  run_at: Date | null;
 }
 
 let counter = 0;
@@ -72,6 +88,22 @@ export async function startSeatingWorld(opts: Parameters<typeof startPatWorld>[0
       const { rows } = await sql<{ partner_id: string | null; venue_id: string | null; entity_id: string; data: any }>`
         SELECT partner_id, venue_id, entity_id, data FROM outbox WHERE type = ${type} ORDER BY id`.execute(w.app.db.kysely);
       return rows;
+    },
+    async seating(bookingId) {
+      const { rows } = await sql<SeatingState>`
+        SELECT s.status, s.order_id, s.pos_order_id, s.pos_outcome, j.run_at
+        FROM seatings s LEFT JOIN jobs j ON j.dedupe_key = 'seating-open:' || s.id::text
+        WHERE s.booking_id = ${bookingId}`.execute(w.app.db.kysely);
+      return rows[0];
+    },
+    async nextAttempt(bookingId) {
+      const clock = w.app.clock as ManualClock;
+      const { run_at } = await world.seating(bookingId);
+      if (!run_at) throw new Error(`seating ${bookingId} has no retry job`);
+      const wait = run_at.getTime() - clock.now().getTime();
+      if (wait <= 0 || wait > 30_000) throw new Error(`the next attempt of ${bookingId} is ${wait} ms away (DESIGN 8.3c: at most 30 s)`);
+      clock.advance(wait);
+      await w.app.service.runner.runDue();
     },
   };
   return world;
