@@ -877,7 +877,7 @@ export interface paths {
         put?: never;
         /**
          * Book a slot (Idempotency-Key required)
-         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). A repeat of a key answers what the first request got even once the venue is unlinked. 403 when the venue is not linked to your channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).
+         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). A repeat of a key answers what the first request got even once the venue is unlinked, with the header X-Idempotent-Replay: true (as /v1/pat payments). 403 when the venue is not linked to your channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).
          */
         post: operations["bcCreateBooking"];
         delete?: never;
@@ -11586,6 +11586,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-Idempotent-Replay": components["headers"]["X-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {

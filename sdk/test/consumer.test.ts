@@ -1,14 +1,17 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, type ServeProcess } from '../../test/helpers/cli.ts';
 
 // Issue 17 proof: a project outside the repository installs the packed SDK tarball and type-checks a
 // program that uses it; a deliberate type error in it must be reported (so this test can fail).
+// Issue 30: that project runs sdk/README.md's walk-throughs as the README says (tsx, "type": "module",
+// the sandbox's .tableside linked in) against a sandbox (`tableside serve --sandbox`).
 
 const run = promisify(execFile);
 const sdkDir = fileURLToPath(new URL('..', import.meta.url));
@@ -56,6 +59,7 @@ export const c = paginate(client, '/v1/pat/pos-types');
 
 let dir: string;
 let tarball: string;
+let serve: ServeProcess | null = null;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tableside-sdk-consumer-'));
@@ -73,12 +77,29 @@ beforeAll(async () => {
   writeFileSync(join(project, 'good.ts'), GOOD);
   writeFileSync(join(project, 'bad.ts'), BAD);
   const nodeTypes = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@types/node/package.json'), 'utf8')).version;
-  await run(npm, ['install', tarball, `@types/node@${nodeTypes}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, timeout: 90_000 });
-}, 150_000);
+  const tsxVersion = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('tsx/package.json'), 'utf8')).version;
+  // The walk-through's own steps (sdk/README.md): the tarball and tsx; the sandbox's directory linked in.
+  await run(npm, ['install', tarball, `@types/node@${nodeTypes}`, `tsx@${tsxVersion}`, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, timeout: 120_000 });
+  serve = await startServe({ TABLESIDE_DATA: join(dir, 'repo', '.tableside'), POS_TIMEOUT_MS: '15000' }, ['serve', '--sandbox'], 120_000);
+  symlinkSync(join(dir, 'repo', '.tableside'), join(project, '.tableside'));
+}, 300_000);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await serve?.stop('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the packed SDK in a project outside the repository', () => {
+  it.each([['bill-and-pay.ts', /: paid \d+(\.\d+)? \(confirmed\), order closed\n$/], ['channel-booking.ts', /^.+: booking [0-9a-f-]{36} confirmed, 2 guests at \S+\n$/]])(
+    'runs the walk-through %s as sdk/README.md says: `NODE_EXTRA_CA_CERTS=.tableside/tls.crt npx tsx` against a sandbox',
+    async (example, printed) => {
+      const project = join(dir, 'consumer');
+      writeFileSync(join(project, example), readFileSync(join(sdkDir, 'examples', example), 'utf8'));
+      const { stdout } = await run('sh', ['-c', `NODE_EXTRA_CA_CERTS=.tableside/tls.crt npx tsx ${example}`], { cwd: project, timeout: 60_000, env: { ...process.env, NODE_EXTRA_CA_CERTS: '' } });
+      expect(stdout).toMatch(printed);
+    },
+  );
+
   it('the tarball holds the built ESM, its declarations and the generated types, and no sources or tests', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.trim().split('\n').sort();

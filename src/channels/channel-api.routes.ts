@@ -43,6 +43,7 @@ export const bcRoutes: FastifyPluginAsyncTypebox<{ api: ChannelApiService; acces
   }, async (request) => api.availability(channelOf(request), request.params.venueId, request.query.date, request.query.partySize));
 
   app.post('/v1/bc/bookings', {
+    config: { responseHeaders: { 200: ['X-Idempotent-Replay'] } },
     schema: {
       ...common, operationId: 'bcCreateBooking', summary: 'Book a slot (Idempotency-Key required)',
       description:
@@ -53,11 +54,15 @@ export const bcRoutes: FastifyPluginAsyncTypebox<{ api: ChannelApiService; acces
         'same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the ' +
         'reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with ' +
         'details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). ' +
-        'A repeat of a key answers what the first request got even once the venue is unlinked. 403 when the venue is not linked to your ' +
+        'A repeat of a key answers what the first request got even once the venue is unlinked, with the header X-Idempotent-Replay: true (as /v1/pat payments). 403 when the venue is not linked to your ' +
         'channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).',
       headers: IdempotencyHeaders, body: CreateBookingBody, response: { 200: BcBooking, ...errorResponses('platform', [...BUSINESS, 409, 413, 415, 422]) },
     },
-  }, async (request) => api.create(channelOf(request), request.headers['idempotency-key'], request.body));
+  }, async (request, reply) => {
+    const { booking, replay } = await api.create(channelOf(request), request.headers['idempotency-key'], request.body);
+    if (replay) reply.header('x-idempotent-replay', 'true');
+    return booking;
+  });
 
   app.get('/v1/bc/bookings/:bookingId', {
     schema: {

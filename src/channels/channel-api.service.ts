@@ -113,7 +113,8 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
       return { venueId: venue.id, date, partySize, source: a.source, slots: slots.map((s) => slotView(s, a.duration, venue.currency)) };
     },
 
-    async create(channel: ChannelIdentity, idempotencyKey: string, body: ChannelBookingBody): Promise<ChannelBooking> {
+    /** The booking, and whether this answers an earlier request with the same key (`replay`: the X-Idempotent-Replay header). */
+    async create(channel: ChannelIdentity, idempotencyKey: string, body: ChannelBookingBody): Promise<{ booking: ChannelBooking; replay: boolean }> {
       // Idempotency first: a repeat of a key answers what the first request got, even once the venue
       // is unlinked; only a new booking meets the link, currency and notice checks (in `admit`).
       const venue = await bookableVenue(db.kysely, channel.id, body.venueId);
@@ -140,7 +141,7 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
       // Outcome unknown: the create is sent again under the same key; a retry of this request with
       // the same Idempotency-Key answers the booking once the RMS has (it cannot book twice).
       if (result.pending) throw channelFailure('rms_unavailable', undefined, { bookingId: result.booking.id });
-      return bookingOut(result.booking);
+      return { booking: bookingOut(result.booking), replay: result.replay === true };
     },
 
     async get(channel: ChannelIdentity, id: string): Promise<ChannelBooking> {

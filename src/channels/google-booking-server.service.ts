@@ -124,7 +124,7 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
         contact: { firstName: u.given_name, lastName: u.family_name, email: u.email ?? '', phone: u.telephone ?? '', ...(u.language_code ? { locale: u.language_code } : {}) },
         ...(req.additional_request ? { notes: req.additional_request } : {}),
       };
-      const o = await outcome(() => api.create(channel, v3Key(u.user_id, token), body));
+      const o = await outcome(async () => (await api.create(channel, v3Key(u.user_id, token), body)).booking);
       return answer(o.ok ? { ok: true, value: bookingOut(o.value, u.user_id, req.slot.duration_sec) } : o);
     },
 

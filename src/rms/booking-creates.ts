@@ -60,6 +60,8 @@ export interface CreateResult {
   pending: boolean;
   /** true: the outcome stayed unknown for 15 minutes and Tableside gave up (DESIGN 8.8b): nothing is booked. */
   failed: boolean;
+  /** true: the idempotency key was seen before; this answers that request, nothing new was sent (X-Idempotent-Replay). */
+  replay?: boolean;
 }
 
 /** What the bookings service lends the creates: one RMS client per partner, and its one announcer. */
@@ -175,7 +177,7 @@ export function createBookingCreates(deps: BookingCreatesDeps) {
   async function create(input: CreateBookingInput): Promise<CreateResult> {
     if (input.idempotencyKey) {
       const seen = await findByIdempotencyKey(db.kysely, input.idempotencyKey);
-      if (seen) return resume(sameRequest(seen, input));
+      if (seen) return { ...(await resume(sameRequest(seen, input))), replay: true };
     }
     await input.admit?.();
     const venue = await findRmsVenue(db.kysely, input.venueId);
@@ -208,7 +210,7 @@ export function createBookingCreates(deps: BookingCreatesDeps) {
       if (!input.idempotencyKey || !isUniqueViolation(err, 'bookings_idempotency_key_key')) throw err;
       const seen = await findByIdempotencyKey(db.kysely, input.idempotencyKey);
       if (!seen) throw err;
-      return resume(sameRequest(seen, input));
+      return { ...(await resume(sameRequest(seen, input))), replay: true };
     }
     return resume((await findBooking(db.kysely, id))!);
   }

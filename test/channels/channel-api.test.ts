@@ -104,9 +104,12 @@ describeEachStore('the channel API /v1/bc', (store) => {
     const first = await bc().post('/v1/bc/bookings', booking({ start: at('18:15') }), k);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ venueId: w.venueId, channelId: ch.id, status: 'confirmed', partySize: 2, start: new Date(at('18:15')).toISOString(), contact });
+    expect(first.headers['x-idempotent-replay']).toBeUndefined();
     const again = await bc().post('/v1/bc/bookings', { ...booking({ start: at('18:15') }), contact: { ...contact } }, k);
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
+    // Said as /v1/pat says it (issue 30: the channel API's replays carried no header).
+    expect(again.headers['x-idempotent-replay']).toBe('true');
     expect(await w.sim.control.requests({ operation: 'create' })).toHaveLength(1);
     const other = await bc().post('/v1/bc/bookings', booking({ start: at('18:30') }), k);
     expect(other.status).toBe(409);

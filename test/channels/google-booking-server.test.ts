@@ -103,6 +103,14 @@ describeEachStore('Booking Server API v3', (store) => {
     const again = await post('CreateBooking', { ...body, slot: { ...body.slot, start_sec: String(body.slot.start_sec) } });
     expect(again.body).toEqual(first.body);
     expect(await w.sim.control.requests({ operation: 'create' })).toHaveLength(1);
+    // After a cancel, a replay names the same booking in its current state (docs/channels.md): never a second
+    // booking, never a cancelled booking shown as CONFIRMED.
+    const cancelled = await post('UpdateBooking', { booking: { booking_id: first.body.booking.booking_id, status: 'CANCELED' }, update_mask: 'status' });
+    expect(cancelled.body.booking.status).toBe('CANCELED');
+    const afterCancel = await post('CreateBooking', body);
+    expect(afterCancel.status).toBe(200);
+    expect(afterCancel.body.booking).toEqual({ ...first.body.booking, status: 'CANCELED' });
+    expect(await w.sim.control.requests({ operation: 'create' })).toHaveLength(1);
   });
 
   it('[CHN-14] [DES-110] a business failure is HTTP 200 with booking_failure.cause mapped from the RMS code, never CAUSE_UNSPECIFIED', async () => {
