@@ -131,8 +131,11 @@ export function diff(record: BookingRecord, next: RmsFields): Record<string, { f
 }
 
 /**
- * Whether an RMS state read at `readUpdatedAt` may replace what the record holds: never one older
- * than the state already applied, so re-reads that finish out of order cannot step back.
+ * Whether an RMS state read at `readUpdatedAt` may replace what the record holds: never one strictly
+ * older than the state already applied (an RMS answering from a lagging copy). Equal or missing
+ * times are applied: they cannot order two reads (whole-second `updatedAt`, or none), which is why
+ * re-reads of one booking are serialized instead (bookings `refresh`, DESIGN 8.8c): the later read
+ * started after the earlier one ended, so what it read is at least as new.
  */
 export function isNewer(recordUpdatedAt: Date | null, readUpdatedAt: Date | null): boolean {
   if (!recordUpdatedAt || !readUpdatedAt) return true;

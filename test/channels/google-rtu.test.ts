@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { startMapsBookingSimulator, type ApiCall, type MapsBookingSimulator, type ServiceAccountKeyFile } from '../../maps-booking-simulator/src/index.ts';
 import { describeEachStore } from '../helpers/db.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { testTls } from '../helpers/http.ts';
 import { PARTNER } from '../maps-booking-simulator/helpers.ts';
 import { startChannelWorld, type ChannelWorld, type TestChannel } from './world.ts';
@@ -151,6 +152,26 @@ describeEachStore('Google real-time updates', (store) => {
     expect(log.attempts.filter((a) => a.kind === 'booking' && a.target === b.booking_id).map((a) => [a.status, a.responseCode])).toEqual([
       ['sent', 200], ['retrying', 503],
     ]);
+  });
+
+  it('[CHN-36] [CHN-34] an update written while the one before is in flight at Google is sent right after it, never lost nor sent first', async () => {
+    const b = await create(at('21:00'));
+    const rmsId = await rmsIdOf(b.booking_id);
+    await runDue();
+    // Google holds the first notification's answer while the RMS cancels and Tableside records it.
+    await google.control.script('notifyBooking', { kind: 'slow', delayMs: 2500 });
+    await (await rms()).updateBooking(rmsId, { partySize: 3 });
+    await notice(rmsId);
+    const first = runDue();
+    await eventually(async () => expect(await calls('notifyBooking')).toHaveLength(1), { what: 'the first notification at Google' });
+    await (await rms()).cancelBooking(rmsId, {});
+    await notice(rmsId, 'cancel');
+    await runDue();
+    await first;
+    await runDue();
+    const sent = await calls('notifyBooking');
+    expect(sent.map((c) => [c.query.updateMask, c.answer?.status])).toEqual([['partySize', 200], ['status', 200]]);
+    expect((await google.control.bookings()).find((x) => x.name.endsWith(b.booking_id))).toMatchObject({ status: 'CANCELED', partySize: 3 });
   });
 
   it('[CHN-36] a 429 waits for its Retry-After; another 4xx is recorded failed and not retried; retrying stops after 24 h', async () => {
