@@ -8642,8 +8642,8 @@ export interface operations {
                 "application/json": {
                     /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url: string;
-                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
-                    events: string[];
+                    /** @description event types to receive, each once, from the catalogue */
+                    events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
                     description?: string;
                 };
             };
@@ -8966,8 +8966,8 @@ export interface operations {
                 "application/json": {
                     /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url?: string;
-                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
-                    events?: string[];
+                    /** @description event types to receive, each once, from the catalogue */
+                    events?: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
                     description?: string | null;
                     /**
                      * @description enable a disabled endpoint again, or pause one
