@@ -877,7 +877,7 @@ export interface paths {
         put?: never;
         /**
          * Book a slot (Idempotency-Key required)
-         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). A repeat of a key answers what the first request got even once the venue is unlinked, with the header X-Idempotent-Replay: true (as /v1/pat payments). 403 when the venue is not linked to your channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).
+         * @description Channel API key (a `tableside` channel). The same Idempotency-Key and body answer the same booking and book nothing more; the same key with another body is a 409. A slot starting sooner than the company's minAdvanceBooking is 402 `outside_booking_window` and nothing reaches the reservation system. Business failures are 402 with the slug in error.details.code (slot_unavailable, party_size_out_of_range, outside_booking_window, payment_required, payment_failed, rms_not_connected, rms_unavailable, …); after `rms_unavailable` retry with the same key (the create is sent again under it, for up to 15 minutes, and cannot book twice; details.bookingId names it). When the reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). A repeat of a key answers what the first request got even once the venue is unlinked, with the header X-Idempotent-Replay: true (as /v1/pat payments). 403 when the venue is not linked to your channel; 422 `no_currency` (in error.details.code) at a venue without a currency for a paymentToken or a slot that needs a deposit (it cannot take one).
          */
         post: operations["bcCreateBooking"];
         delete?: never;
@@ -8642,8 +8642,8 @@ export interface operations {
                 "application/json": {
                     /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url: string;
-                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
-                    events: string[];
+                    /** @description event types to receive, each once, from the catalogue */
+                    events: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
                     description?: string;
                 };
             };
@@ -8966,8 +8966,8 @@ export interface operations {
                 "application/json": {
                     /** @description https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed) */
                     url?: string;
-                    /** @description event types to receive, each once, from the catalogue: payment.confirmed, payment.failed, payment.late_confirmation, order.closed, venue.onboarded, pos_connection.suspended, pos_connection.resumed, booking.created, booking.updated, booking.canceled, booking.seated, booking.confirmed, booking.rejected, booking.no_show, booking.completed, pos_order.opened, pos_order.unknown_skus, pos_order.failed, availability_feed.processed, webhook.endpoint_disabled */
-                    events?: string[];
+                    /** @description event types to receive, each once, from the catalogue */
+                    events?: ("payment.confirmed" | "payment.failed" | "payment.late_confirmation" | "order.closed" | "venue.onboarded" | "pos_connection.suspended" | "pos_connection.resumed" | "booking.created" | "booking.updated" | "booking.canceled" | "booking.seated" | "booking.confirmed" | "booking.rejected" | "booking.no_show" | "booking.completed" | "pos_order.opened" | "pos_order.unknown_skus" | "pos_order.failed" | "availability_feed.processed" | "webhook.endpoint_disabled")[];
                     description?: string | null;
                     /**
                      * @description enable a disabled endpoint again, or pause one

@@ -45,7 +45,8 @@ function startBanner(service: RunningService, config: Config): string[] {
     `  pay-at-table venues: ${patVenues(s)}`,
     `Try: curl -k ${service.url}/v1/pat/venues -H "Authorization: Bearer ${s.accessToken}"`,
     `Webhooks (docs/webhooks.md): curl -k ${service.url}/v1/webhooks/endpoints -H "Authorization: Bearer ${s.accessToken}" ` +
-      `-H 'content-type: application/json' -d '{"url":"https://localhost:9443/hooks","events":["payment.confirmed","order.closed"]}'`,
+      `-H 'content-type: application/json' -d '{"url":"http://localhost:3000/hooks","events":["payment.confirmed","order.closed"]}'` +
+      ' (plain http://localhost: the sandbox only)',
   ];
 }
 

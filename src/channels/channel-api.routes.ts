@@ -55,7 +55,7 @@ export const bcRoutes: FastifyPluginAsyncTypebox<{ api: ChannelApiService; acces
         'reservation system has not settled it within 15 minutes the booking is given up: the same key answers `rms_unavailable` with ' +
         'details.final true from then on, and a booking of it found at the reservation system is cancelled (book again with a new key). ' +
         'A repeat of a key answers what the first request got even once the venue is unlinked, with the header X-Idempotent-Replay: true (as /v1/pat payments). 403 when the venue is not linked to your ' +
-        'channel; 422 `no_currency` (in error.details.code) for a paymentToken at a venue without a currency (it cannot take a deposit).',
+        'channel; 422 `no_currency` (in error.details.code) at a venue without a currency for a paymentToken or a slot that needs a deposit (it cannot take one).',
       headers: IdempotencyHeaders, body: CreateBookingBody, response: { 200: BcBooking, ...errorResponses('platform', [...BUSINESS, 409, 413, 415, 422]) },
     },
   }, async (request, reply) => {

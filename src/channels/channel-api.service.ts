@@ -1,6 +1,7 @@
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, forbidden } from '../lib/errors.ts';
+import { localDateText } from '../lib/iso/timezones.ts';
 import type { Page } from '../lib/pagination.ts';
 import type { AvailabilityService } from '../rms/availability.service.ts';
 import type { BookingView } from '../rms/bookings.fns.ts';
@@ -34,7 +35,7 @@ const MESSAGES: Record<string, string> = {
   rms_unavailable_final:
     "The venue's reservation system did not answer for 15 minutes: this booking was not made and will not be (a booking of it found at the " +
     'reservation system is cancelled). Book again with a new Idempotency-Key.',
-  no_currency: 'This venue has no currency set, so it cannot take a deposit through Tableside; book without a paymentToken, or ask the venue to set its currency.',
+  no_currency: 'This venue has no currency set, so it cannot take a deposit through Tableside: book a slot that needs none, without a paymentToken, or ask the venue to set its currency.',
   outside_booking_window: "The slot starts sooner than the venue's minimum booking notice.",
   outside_cancellation_window: "The booking starts sooner than the venue's minimum cancellation notice; it can no longer be cancelled online.",
   booking_already_cancelled: 'The booking is already cancelled.',
@@ -94,6 +95,15 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
     return b;
   }
 
+  /**
+   * Whether the RMS offers this start with a deposit (asked only for a venue without a currency, which
+   * cannot take one); when the RMS cannot say now, the create goes on and the RMS decides.
+   */
+  async function needsDeposit(venue: BookableVenue, start: Date, partySize: number): Promise<boolean> {
+    const a = await availability.forVenue(venue.id, localDateText(start, venue.timezone ?? 'UTC'), partySize).catch(() => null);
+    return !!a?.slots.some((s) => s.start.getTime() === start.getTime() && s.deposit);
+  }
+
   const rethrow = (err: unknown): never => {
     throw fromRmsError(err);
   };
@@ -120,9 +130,11 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
       const venue = await bookableVenue(db.kysely, channel.id, body.venueId);
       const start = new Date(body.start);
       const result = await bookings.create({
-        admit: () => {
+        admit: async () => {
           if (!venue?.linked) throw notBookable();
-          if (body.paymentToken && !venue.currency) throw new AppError('unprocessable', MESSAGES.no_currency!, { code: 'no_currency' });
+          if (!venue.currency && (body.paymentToken || (await needsDeposit(venue, start, body.partySize)))) {
+            throw new AppError('unprocessable', MESSAGES.no_currency!, { code: 'no_currency' });
+          }
           if (!hasNotice(start, clock.now(), venue.minAdvanceBooking)) throw channelFailure('outside_booking_window');
         },
         venueId: body.venueId,

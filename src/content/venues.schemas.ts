@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { PageTotal } from '../lib/pagination.ts';
-import { CountryCode, CurrencyCode, Email, Nullable, Str, TimeZone, UrlText, Uuid } from '../server/schemas.ts';
+import { CountryCode, CurrencyCode, Email, MoneyIn, Nullable, Str, TimeZone, UrlText, Uuid } from '../server/schemas.ts';
 import { ContentPage, Count, HttpUrl, IdText, LONG_TEXT_MAX, LongText, OptionalNullable, Ref, Seconds, Text } from './content.schemas.ts';
 import { TRANSLATABLE } from './translations.fns.ts';
 import { TranslationsInput } from './translations.schemas.ts';
@@ -91,7 +91,7 @@ export const ExternalIdParams = Type.Object({ externalId: Text({ description: "t
 
 const FeeIn = Type.Object({
   type: Type.String({ enum: [...FEE_TYPES], 'x-problem': `must be one of: ${FEE_TYPES.join(', ')}` }),
-  amount: Type.Number({
+  amount: MoneyIn({
     minimum: 0,
     description:
       'non-negative, with at most the decimals of the venue currency (EUR 2, JPY 0, KWD 3) and at most 999,999,999,999,999 minor units; more is a 400',

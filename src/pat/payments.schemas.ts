@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { MAX_PARAM_LENGTH } from '../server/input-guards.ts';
-import { CurrencyCode, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
+import { CurrencyCode, MoneyIn, Nullable, Str, Timestamp, Uuid } from '../server/schemas.ts';
 import { PathId } from './venues.schemas.ts';
 
 /** The partner's idempotency key: 1..128 characters (LIM-18, LIM-19), no NUL. */
@@ -12,14 +12,14 @@ const MONEY_RULES =
 
 export const SubmitPaymentBody = Type.Object({
   externalReference: ExternalReference('your idempotency key, unique per partner; at most 128 characters'),
-  amount: Type.Number({
+  amount: MoneyIn({
     exclusiveMinimum: 0,
     description: `tip-inclusive amount charged (items + tax + tip − discount), in the venue currency, ${MONEY_RULES}`,
   }),
   type: Type.Enum(['full', 'partial']),
   currency: Type.Optional(CurrencyCode({ description: 'ISO 4217; echoed, not checked against the venue' })),
   paymentMethod: Type.Optional(Str(200, { description: 'free-form' })),
-  tip: Type.Optional(Type.Number({ minimum: 0, description: `the part of amount that is tip: at most amount, ${MONEY_RULES}` })),
+  tip: Type.Optional(MoneyIn({ minimum: 0, description: `the part of amount that is tip: at most amount, ${MONEY_RULES}` })),
 });
 export type SubmitPaymentBody = Static<typeof SubmitPaymentBody>;
 

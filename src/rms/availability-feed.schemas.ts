@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { INT32_MAX, Int32, Nullable, Str, Timestamp } from '../server/schemas.ts';
+import { ISO_WITH_OFFSET } from './rms-client.fns.ts';
 
 // DESIGN 8.3b: the availability feed an RMS pushes, in shards. Records are checked one by one by the
 // service (availability-feed.fns.ts) so a bad one is named by its index and nothing of its nonce is kept.
@@ -18,7 +19,12 @@ export const FeedBody = Type.Object({
     total_shards: Int32(1, MAX_SHARDS),
     shard_number: Int32(0, MAX_SHARDS - 1, { description: 'counts from 0 (as in Google feeds): 0..total_shards-1' }),
     nonce: Nonce('one value for every shard of one feed'),
-    date: Type.Optional(Str(64, { description: 'when the feed was generated: ISO 8601 with an offset, or Unix seconds' })),
+    date: Type.Optional(Str(64, {
+      // The form is the schema's (a generator reads it); the range, 1970 to 5138, the service's.
+      pattern: `^([0-9]{1,11}|${ISO_WITH_OFFSET.source.slice(1, -1)})$`,
+      'x-problem': 'must be ISO 8601 with an offset or Unix seconds',
+      description: 'when the feed was generated: ISO 8601 with an offset, or Unix seconds',
+    })),
   }),
   data: Type.Array(Type.Unknown(), {
     maxItems: 200_000,

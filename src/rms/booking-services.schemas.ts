@@ -3,13 +3,16 @@ import { Nullable, Str, Timestamp } from '../server/schemas.ts';
 
 // DESIGN 8.1: an RMS partner's booking-services endpoint.
 
-const BASE_URL_PATTERN = '^[^\\u0000\\s]+$';
+// An absolute https URL, as the document states it (issue 30); what it may point at (no private
+// address, no query) is the outbound-URL guard's, which the service applies.
+const BASE_URL_PATTERN = '^https://[^\\u0000\\s/?#]+[^\\u0000\\s]*$';
 
 export const PutBookingServicesBody = Type.Object({
   baseUrl: Type.String({
     minLength: 1,
     maxLength: 2048,
     pattern: BASE_URL_PATTERN,
+    'x-problem': 'must be an https URL',
     description: 'https base URL of your booking services (DESIGN 8.2); must answer GET {baseUrl}/healthcheck with 200 to the key below',
   }),
   apiKey: Type.String({

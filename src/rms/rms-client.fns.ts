@@ -119,7 +119,7 @@ function optText(v: unknown, field: string, max: number): string | null {
   return v;
 }
 
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** A time as ISO 8601 with an offset, or Unix seconds (a number or a string of digits). */
 export function readTime(v: unknown, field: string): Date {

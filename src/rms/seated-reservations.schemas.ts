@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { DateTime, Int32, Nullable, Str, UrlText, Uuid } from '../server/schemas.ts';
+import { DateTime, Int32, MoneyIn, Nullable, Str, UrlText, Uuid } from '../server/schemas.ts';
 
 // Seated reservations (DESIGN 8.3c): what an RMS sends and what it gets back. The ids are the RMS's
 // own (venueId: the venue's externalId, bookingId: its booking id). Responses are the allow-list of
@@ -58,7 +58,7 @@ export const ReservationEvent = Type.Object({
   partySize: Type.Optional(Int32(1, 1000, { description: 'required when seated' })),
   tables: Type.Optional(Type.Array(Id('a POS table id (GET …/pos-tables)'), { minItems: 1, maxItems: MAX_EVENT_TABLES, description: 'required when seated; several for merged tables' })),
   date: Type.Optional(DateTime({ description: "the booking's time, ISO 8601 with offset; required when seated" })),
-  prepayment: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'already paid, a decimal in the venue currency with at most its decimals; 0 or absent when none' })),
+  prepayment: Type.Optional(Type.Union([MoneyIn({ minimum: 0 }), Type.Null()], { description: 'already paid, a decimal in the venue currency with at most its decimals; 0 or absent when none' })),
   guestName: Type.Optional(Str(200)),
   guestEmail: Type.Optional(Str(320)),
   guestTelephone: Type.Optional(Str(50)),

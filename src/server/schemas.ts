@@ -5,6 +5,7 @@ import { ISO_DATE_OR_DATE_TIME_PATTERN } from '../lib/iso/datetimes.ts';
 import { LANGUAGE_CODES } from '../lib/iso/languages.ts';
 import { TIME_ZONE_NAMES } from '../lib/iso/timezone-names.ts';
 import { CUSTOM_FORMATS } from '../lib/json-schema.ts';
+import { MAX_MINOR } from '../lib/money.ts';
 
 // Shapes shared by every API family: the error envelopes (which are also the serializers of error
 // responses, so they must match what the error handler sends) and small building blocks.
@@ -112,6 +113,15 @@ export const EMAIL_PATTERN =
 /** An e-mail address (local@domain.tld), at most `maxLength` characters. */
 export const Email = (maxLength: number, opts: TSchemaOptions = {}) =>
   Type.String({ maxLength, pattern: EMAIL_PATTERN, 'x-problem': 'must be an e-mail address', ...opts });
+
+/**
+ * An amount of money on input, in the venue's currency. Its limits depend on the currency (its
+ * decimals; 999,999,999,999,999 minor units), which the service checks (lib/money.ts parseAmount);
+ * what holds whatever the currency is stated here: the largest is 999,999,999,999,999 (a currency
+ * without decimals), so a generator never reaches for amounts no currency takes.
+ */
+export const MoneyIn = (opts: TSchemaOptions & { minimum?: number; exclusiveMinimum?: number } = {}) =>
+  Type.Number({ maximum: MAX_MINOR, ...opts });
 
 /** A 32-bit integer between the bounds. */
 export const Int32 = (minimum: number, maximum: number, opts: TSchemaOptions = {}) =>

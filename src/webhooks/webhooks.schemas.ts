@@ -9,11 +9,18 @@ import { EVENT_CATALOGUE, TEST_EVENT_TYPE } from './webhooks.fns.ts';
 /** Subscriptions name at most this many types on input; what is stored is a subset of the catalogue. */
 const MAX_SUBSCRIBED = 50;
 
-const EventTypes = Type.Array(Str(100), {
+// What a schema can state, it states (issue 30): the catalogue as an enum, at least one type, each
+// once; the URL's scheme. Who may subscribe to what (a channel: its booking events) and where a URL
+// may point (no private address) stay the service's (webhooks.fns.ts, lib/outbound-url.ts).
+const EventTypes = Type.Array(Type.Enum([...EVENT_CATALOGUE], { 'x-problem': 'is not an event type of the catalogue (DESIGN 8.5; docs/webhooks.md lists them)' }), {
+  minItems: 1,
   maxItems: MAX_SUBSCRIBED,
-  description: `event types to receive, each once, from the catalogue: ${EVENT_CATALOGUE.join(', ')}`,
+  uniqueItems: true,
+  description: 'event types to receive, each once, from the catalogue',
 });
-const UrlIn = Str(2000, { description: 'https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed)' });
+/** https, or (in the sandbox only, which the service decides) plain http to this machine. */
+const URL_PATTERN = '^(https://[^\\u0000\\s/?#]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?)([/?#][^\\u0000\\s]*)?$';
+const UrlIn = Str(2000, { pattern: URL_PATTERN, 'x-problem': 'must be an https URL', description: 'https URL that receives the POSTs; not a loopback, private or metadata address. In the sandbox only, also http://localhost, http://127.0.0.1 or http://[::1] (a receiver on your own machine, no certificate needed)' });
 const Description = Str(500);
 
 export const CreateEndpointBody = Type.Object({ url: UrlIn, events: EventTypes, description: Type.Optional(Description) });

@@ -249,7 +249,7 @@ describeEachStore('booking creates and cancels under RMS faults', (store) => {
     expect(settled.text).not.toContain(token);
   });
 
-  it('[CHN-22] a venue without a currency cannot take a deposit: its deposit slots are not offered in a guessed currency, and a paymentToken there is a 422', async () => {
+  it('[CHN-22] a venue without a currency cannot take a deposit: its deposit slots are not offered in a guessed currency, and booking one (or any paymentToken there) is a 422', async () => {
     const c = await w.channel('tableside', { link: [w.otherVenueId] });
     await sql`UPDATE venues SET currency = NULL WHERE id = ${w.otherVenueId}`.execute(w.app.db.kysely);
     try {
@@ -264,6 +264,10 @@ describeEachStore('booking creates and cancels under RMS faults', (store) => {
       expect(booked.status).toBe(422);
       expect(booked.body.error.details).toMatchObject({ code: 'no_currency' });
       expect(booked.body.error.message).toMatch(/currency/);
+      // Without a token too: the slot needs a deposit the venue cannot state.
+      const noToken = await post({ venueId: w.otherVenueId, partySize: 2, start, contact }, key(), c);
+      expect(noToken.status).toBe(422);
+      expect(noToken.body.error.details).toMatchObject({ code: 'no_currency' });
       expect(await w.sim.control.requests({ operation: 'create' })).toEqual([]);
     } finally {
       await sql`UPDATE venues SET currency = 'GBP' WHERE id = ${w.otherVenueId}`.execute(w.app.db.kysely);

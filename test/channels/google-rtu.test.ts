@@ -80,6 +80,9 @@ describeEachStore('Google real-time updates', (store) => {
     const answer = await s().googleRtu.configure({ channel: g.id, partnerId: PARTNER, serviceAccount: JSON.stringify(key), apiBase: google.baseUrl });
     expect(JSON.stringify(answer)).not.toContain('PRIVATE');
     expect(answer).toEqual({ channelId: g.id, partnerId: PARTNER, apiBase: google.baseUrl, clientEmail: key.client_email, tokenUri: key.token_uri, enabled: true, updatedAt: expect.any(String) });
+    const disabled = await s().googleRtu.configure({ channel: g.id, disable: true });
+    expect(disabled).toMatchObject({ channelId: g.id, enabled: false });
+    await s().googleRtu.configure({ channel: g.id, partnerId: PARTNER, serviceAccount: JSON.stringify(key), apiBase: google.baseUrl });
     const tableside = await w.channel('tableside', { link: [] });
     await expect(s().googleRtu.configure({ channel: tableside.id, partnerId: PARTNER, serviceAccount: JSON.stringify(key) })).rejects.toMatchObject({ kind: 'bad_request' });
     await expect(s().googleRtu.configure({ channel: g.id, partnerId: PARTNER, serviceAccount: JSON.stringify({ ...key, private_key: 'nope' }) }))
@@ -113,21 +116,26 @@ describeEachStore('Google real-time updates', (store) => {
     expect((await google.control.tokenRequests()).every((t) => t.status === 200)).toBe(true);
   });
 
-  it('[CHN-34] updateMask names exactly what changed: a move at the RMS is startTime, a party size partySize', async () => {
+  it('[CHN-34] [CHN-33] updateMask names exactly what changed: a move at the RMS is startTime, a party size partySize; a revoked token is replaced and the call resent once', async () => {
     const b = await create(at('18:00'));
     const rmsId = await rmsIdOf(b.booking_id);
     await runDue();
     await (await rms()).updateBooking(rmsId, { date: new Date(at('18:30')).toISOString() });
     await notice(rmsId);
     await runDue();
+    // Google stops honouring the token Tableside holds: the 401 gets a new token and one resend.
+    const tokensBefore = (await google.control.tokenRequests()).length;
+    await google.control.revokeTokens();
     await (await rms()).updateBooking(rmsId, { partySize: 4 });
     await notice(rmsId);
     await runDue();
     const sent = await calls('notifyBooking');
-    expect(sent.map((c) => [c.query.updateMask, c.body])).toEqual([
-      ['startTime', expect.objectContaining({ startTime: new Date(at('18:30')).toISOString().replace('.000Z', 'Z') })],
-      ['partySize', expect.objectContaining({ partySize: 4 })],
+    expect(sent.map((c) => [c.query.updateMask, c.answer?.status, c.body])).toEqual([
+      ['startTime', 200, expect.objectContaining({ startTime: new Date(at('18:30')).toISOString().replace('.000Z', 'Z') })],
+      ['partySize', 401, expect.objectContaining({ partySize: 4 })],
+      ['partySize', 200, expect.objectContaining({ partySize: 4 })],
     ]);
+    expect((await google.control.tokenRequests()).length).toBe(tokensBefore + 1);
     expect(sent.every((c) => !('status' in (c.body as object)))).toBe(true);
   });
 

@@ -182,6 +182,26 @@ describeEachStore('POST /v1/rms/notifications', (store) => {
     expect(await notices(rmsId)).not.toContain(null);
   });
 
+  it('[BKG-43] a re-read that outlived its claim\'s lease writes nothing: the re-read that took over wins', async () => {
+    const { booking } = await bookings().create(input());
+    const rmsId = booking.rmsBookingId!;
+    const rms = (await w.app.service.app.services.bookingServices.client(w.partnerId))!;
+    await w.sim.control.clearRequests();
+    await w.sim.control.setFailures({ lagMs: 1000, operations: ['read'], count: 1 });
+    expect((await notify({ entity: 'booking', entityId: rmsId, action: 'update' })).body.status).toBe('accepted');
+    const slowRead = w.app.service.runner.runDue(); // reads "confirmed", answered late
+    await readHeld(rmsId);
+    // The slow re-read's lease runs out (a paused process, say): the database's clock passes its end.
+    await sql`UPDATE bookings SET reread_until = now() - interval '1 second' WHERE id = ${booking.id}`.execute(w.app.db.kysely);
+    await rms.cancelBooking(rmsId, { cancelActor: 'restaurant' });
+    expect((await notify({ entity: 'booking', entityId: rmsId, action: 'cancel' })).body.status).toBe('accepted');
+    await w.app.service.runner.runDue(); // claims the booking over the lapsed lease, reads "canceled"
+    await slowRead;
+    expect((await bookings().get(booking.id)).status).toBe('canceled');
+    expect(await types(booking.id)).toEqual(['booking.created', 'booking.canceled']);
+    expect(await notices(rmsId)).toEqual(['updated', 'updated']);
+  });
+
   it('[BKG-18] a notice about a booking whose create is still unanswered waits for it, then applies (never "unknown")', async () => {
     await w.sim.control.setTableside({ tablesideUrl: w.app.url, apiKey: w.key, ca: testTls().cert });
     // The RMS makes the booking but answers after Tableside gave up (RMS_TIMEOUT_MS 1.5 s here).

@@ -55,6 +55,37 @@ describe('the document', () => {
     expect(Object.keys(doc.paths).filter((p) => /\/v1\/rms\/venues\/\{venueId\}\/pos-/.test(p))).toEqual([]);
   });
 
+  it('[DES-010] rules that only descriptions stated are the schemas\' (issue 30): what a generator reads is what the validator enforces', () => {
+    const body = (path: string, method = 'post') => doc.paths[path][method].requestBody.content['application/json'].schema;
+    const resolve = (schema: Json): Json => (schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+    // Google CreateBooking: the party size and the guest's names are required, the service is "dining".
+    const create = resolve(body('/v3/CreateBooking'));
+    const slot = resolve(create.properties.slot);
+    expect(slot.required).toContain('resources');
+    expect(resolve(slot.properties.resources).required).toContain('party_size');
+    expect(resolve(slot.properties.service_id).enum).toEqual(['dining']); // a const, as the document writes it
+    expect(resolve(create.properties.user_information).required).toEqual(expect.arrayContaining(['given_name', 'family_name']));
+    // Webhook endpoints: an https URL (or the sandbox's loopback http), at least one type of the catalogue, each once.
+    const endpoint = resolve(body('/v1/webhooks/endpoints'));
+    expect(new RegExp(endpoint.properties.url.pattern).test('https://hooks.example.com/t')).toBe(true);
+    expect(new RegExp(endpoint.properties.url.pattern).test('ftp://hooks.example.com/t')).toBe(false);
+    expect(endpoint.properties.events).toMatchObject({ minItems: 1, uniqueItems: true });
+    expect(endpoint.properties.events.items.enum).toContain('payment.confirmed');
+    // Booking services: an https base URL.
+    const services = resolve(body('/v1/rms/booking-services', 'put'));
+    expect(new RegExp(services.properties.baseUrl.pattern).test('http://rms.example.com')).toBe(false);
+    expect(new RegExp(services.properties.baseUrl.pattern).test('https://rms.example.com/api')).toBe(true);
+    // Notices: entityId or entity_id; a channel's change: partySize or start.
+    expect(resolve(body('/v1/rms/notifications')).anyOf).toEqual([{ required: ['entityId'] }, { required: ['entity_id'] }]);
+    expect(resolve(body('/v1/bc/bookings/{bookingId}', 'put')).anyOf).toEqual([{ required: ['partySize'] }, { required: ['start'] }]);
+    // The availability feed's generation time: ISO 8601 with an offset, or Unix seconds.
+    const feedDate = new RegExp(resolve(body('/v1/rms/availability-feed')).properties.metadata.properties.date.pattern);
+    for (const ok of ['2026-03-01T10:00:00Z', '2026-03-01T10:00:00.123+01:00', '1767225600']) expect(feedDate.test(ok), ok).toBe(true);
+    for (const bad of ['yesterday', '2026-03-01', '2026-03-01T10:00:00']) expect(feedDate.test(bad), bad).toBe(false);
+    // Money: the largest amount any currency takes.
+    expect(resolve(body('/v1/pat/venue/{venueId}/order/{orderId}/payment')).properties.amount.maximum).toBe(999_999_999_999_999);
+  });
+
   it('[DES-010] the access token is described as it is: opaque (not a JWT), client credentials, 1 hour, no refresh token', () => {
     const scheme = doc.components.securitySchemes.accessToken;
     expect(scheme.flows).toEqual({ clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } });

@@ -51,7 +51,10 @@ describeEachStore('channel webhooks', (store) => {
     await w?.close();
     await receiver?.close();
   });
+  const clock = () => w.app.clock as ManualClock;
   beforeEach(async () => {
+    // The service's clock keeps up with the real one (never backwards), so signatures stay fresh.
+    clock().set(new Date(Math.max(Date.now(), clock().now().getTime())));
     await w.setCompany({ minAdvanceBooking: 0, minAdvanceBookingCancelling: 0, includeSourceInNotes: false });
     await w.sim.control.configureVenue('rms-venue-1', { autoConfirm: true });
     await w.sim.control.setFailures({ mode: 'none', force402: null, slowMs: 0, operations: null });
@@ -137,7 +140,7 @@ describeEachStore('channel webhooks', (store) => {
     expect(verify(created.body.secret, sent).type).toBe('webhook.test'); // the old secret signs for 24 h too
     const log = await w.app.http.get(`/v1/webhooks/endpoints/${id}/deliveries`, { token });
     expect(log.body.data[0]).toMatchObject({ type: 'webhook.test', status: 'succeeded', responseCode: 204 });
-    const recover = await w.app.http.post(`/v1/webhooks/endpoints/${id}/recover`, { token, body: { since: new Date(Date.now() - 60_000).toISOString() } });
+    const recover = await w.app.http.post(`/v1/webhooks/endpoints/${id}/recover`, { token, body: { since: new Date(clock().now().getTime() - 60_000).toISOString() } });
     expect(recover.status, recover.text).toBe(202);
     expect((await w.app.http.delete(`/v1/webhooks/endpoints/${id}`, { token })).status).toBe(204);
     expect((await w.app.http.get(`/v1/webhooks/endpoints/${id}`, { token })).status).toBe(404);
@@ -248,10 +251,49 @@ describeEachStore('channel webhooks', (store) => {
     const first = await post(a);
     expect(first.status, first.text).toBe(402);
     const id: string = first.body.error.details.bookingId;
-    (w.app.clock as ManualClock).advance(w.app.config.rmsTimeoutMs + 6000);
+    clock().advance(w.app.config.rmsTimeoutMs + 6000);
     const [created] = await events('/a', id, 1);
     expect(created).toMatchObject({ type: 'booking.created', data: { id, status: 'confirmed', previousStatus: null, changedBy: 'system', sequence: 1 } });
     expect(view(created.data)).toEqual((await bc(a).get(`/v1/bc/bookings/${id}`)).body);
     expect(receiver.on('/b').map((r) => verify(secrets['/b']!, r).data.entityId)).not.toContain(id);
+  });
+
+  it('[CHN-28] a channel endpoint answering 410 is disabled like a partner\'s, and recover sends it what failed or was missed, in the channel\'s view', async () => {
+    const token = a.credentials.apiKey;
+    // The recovery window starts after every earlier test's events (an endpoint also gets what it missed before it existed).
+    clock().advance(1000);
+    const since = clock().now().toISOString();
+    const ep = await w.app.http.post('/v1/webhooks/endpoints', { token, body: { url: `${receiver.url}/a-gone`, events: ['booking.created', 'booking.canceled'] } });
+    expect(ep.status, ep.text).toBe(200);
+    receiver.behave((r) => (r.path === '/a-gone' ? { status: 410 } : { status: 204 }));
+    try {
+      const mine = await book(a);
+      const disabled = await eventually(async () => {
+        await w.app.service.runner.runDue();
+        const got = await w.app.http.get(`/v1/webhooks/endpoints/${ep.body.id}`, { token });
+        return got.body.status === 'disabled' ? got.body : false;
+      }, { what: 'the endpoint disabled' });
+      expect(disabled.disabledReason).toBe('answered_410');
+      expect((await bc(a).put(`/v1/bc/bookings/${mine.id}/cancel`)).status).toBe(200);
+      await events('/a', mine.id, 2);
+      expect(receiver.on('/a-gone')).toHaveLength(1); // disabled: the cancel was not sent
+      receiver.behave({ status: 204 });
+      const recovered = await w.app.http.post(`/v1/webhooks/endpoints/${ep.body.id}/recover`, { token, body: { since } });
+      expect(recovered.status, recovered.text).toBe(202);
+      expect(recovered.body).toEqual({ resent: 1, missed: 1 });
+      const secret = ep.body.secret;
+      const got = await eventually(async () => {
+        await w.app.service.runner.runDue();
+        const bodies = receiver.on('/a-gone').map((r) => verify(secret, r));
+        return bodies.length >= 3 ? bodies : false;
+      }, { what: 'the recovered deliveries' });
+      expect(got.map((e: any) => e.type).sort()).toEqual(['booking.canceled', 'booking.created', 'booking.created']);
+      for (const e of got) {
+        expect(e.data).toMatchObject({ id: mine.id, channelId: a.id, changedBy: 'channel' });
+        expect(e.data).not.toHaveProperty('rmsBookingId');
+      }
+    } finally {
+      receiver.behave({ status: 204 });
+    }
   });
 });
