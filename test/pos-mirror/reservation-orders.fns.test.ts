@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { localDateTimeText } from '../../src/lib/iso/timezones.ts';
-import { createOrderBody, GIVE_UP_AFTER_MS, nextAttemptAt, RETRY_EVERY_MS, retryDelayMs, unknownTables, withoutSkus, type SeatingRequest } from '../../src/pos-mirror/reservation-orders.fns.ts';
+import {
+  afterAbsentLook, createOrderBody, findSeatingOrder, GIVE_UP_AFTER_MS, LOOK_AGAIN_AFTER_MS, nextAttemptAt, POS_CLOCK_SKEW_MS, RETRY_EVERY_MS, retryDelayMs,
+  unknownTables, withoutSkus, type SeatingRequest,
+} from '../../src/pos-mirror/reservation-orders.fns.ts';
 
 // The pure rules of seating (DESIGN 8.3c, spec 4.6), without a database.
 
@@ -83,5 +86,36 @@ describe('retrying a POS that cannot be reached', () => {
         }
       }),
     );
+  });
+});
+
+describe('finding the order an earlier create made (DESIGN 8.8a)', () => {
+  const seatedAt = new Date('2026-01-15T12:00:00Z');
+  const lookup = { orderId: 'ours', knownPosIds: [] as Array<string | null>, tables: ['2', '3'], partySize: 4, seatedAt };
+  const order = (id: string, fields: Partial<{ tables: string[]; partySize: number | null; createdAt: Date }> = {}) =>
+    ({ id, tables: ['3', '2'], partySize: 4, createdAt: new Date(seatedAt.getTime() + 1_000), ...fields });
+
+  it('[BKG-37] our id kept by the POS, or an id known, wins over any other order that could be it', () => {
+    expect(findSeatingOrder(lookup, [order('walk-in'), order('ours')])?.id).toBe('ours');
+    expect(findSeatingOrder({ ...lookup, knownPosIds: [null, 'P7'] }, [order('walk-in'), order('P7')])?.id).toBe('P7');
+  });
+
+  it('[BKG-37] else the one open order on the same tables (any order) with the same party size, created since the claim (skew allowed)', () => {
+    expect(findSeatingOrder(lookup, [order('P1')])?.id).toBe('P1');
+    expect(findSeatingOrder(lookup, [order('P1', { createdAt: new Date(seatedAt.getTime() - POS_CLOCK_SKEW_MS + 1) })])?.id).toBe('P1');
+    expect(findSeatingOrder(lookup, [order('P1', { createdAt: new Date(seatedAt.getTime() - POS_CLOCK_SKEW_MS - 1) })])).toBeNull();
+    expect(findSeatingOrder(lookup, [order('P1', { partySize: 5 })])).toBeNull();
+    expect(findSeatingOrder(lookup, [order('P1', { partySize: null })])).toBeNull();
+    expect(findSeatingOrder(lookup, [order('P1', { tables: ['2'] })])).toBeNull();
+    // Two orders it could be: no answer, rather than a guess.
+    expect(findSeatingOrder(lookup, [order('P1'), order('P2')])).toBeNull();
+  });
+
+  it('[BKG-37] a create is sent again only once a second look, 30 s after the first found nothing, finds nothing either', () => {
+    const t0 = new Date('2026-01-15T12:00:00Z');
+    const first = afterAbsentLook(t0, null);
+    expect(first).toEqual({ absentSince: t0, createAllowed: false, nextAt: new Date(t0.getTime() + LOOK_AGAIN_AFTER_MS) });
+    expect(afterAbsentLook(new Date(t0.getTime() + 15_000), t0).createAllowed).toBe(false);
+    expect(afterAbsentLook(new Date(t0.getTime() + LOOK_AGAIN_AFTER_MS), t0)).toMatchObject({ absentSince: t0, createAllowed: true });
   });
 });
