@@ -52,6 +52,9 @@ export function fromRmsError(err: unknown): unknown {
   if (err.kind === 'not_connected') return channelFailure('rms_not_connected');
   if (err.kind === 'refused') return channelFailure(err.code ?? 'rms_unavailable', `The reservation system refused: ${err.code}. ${err.message}`.trim());
   if (err.kind === 'conflict') return new AppError('conflict', 'The reservation system saw this request before with a different body.');
+  // The request itself is wrong by the reservation system's contract: the caller's to fix, never a
+  // retry promise (issue 30). The RMS's own words say what.
+  if (err.kind === 'invalid') return new AppError('bad_request', `The venue's reservation system refused the request as invalid: ${err.message}`);
   return channelFailure('rms_unavailable');
 }
 

@@ -14,7 +14,7 @@ import {
   addChange, findBooking, findByIdempotencyKey, insertCreating, knownRmsIds, markCreated, markFoundCanceled, markGivenUp, markRefused,
   type StoredBooking,
 } from './bookings.repository.ts';
-import { RmsError, type CreateBookingRequest, type RmsClient } from './rms-client.ts';
+import { INVALID_REQUEST, RmsError, type CreateBookingRequest, type RmsClient } from './rms-client.ts';
 import type { RmsBooking, RmsContact } from './rms-client.fns.ts';
 import { findRmsVenue } from './venues.service.ts';
 
@@ -157,6 +157,7 @@ export function createBookingCreates(deps: BookingCreatesDeps) {
   /** Drives a recorded create to an answer: created, refused (throws the refusal), given up, or still pending. */
   async function resume(b: StoredBooking): Promise<CreateResult> {
     if (b.sync === 'created' || b.gaveUpAt) return settled(b);
+    if (b.sync === 'refused' && b.refusalCode === INVALID_REQUEST) throw new RmsError('invalid', 'The RMS refused this booking request as invalid', 400, INVALID_REQUEST);
     if (b.sync === 'refused') throw new RmsError('refused', `The RMS refused this booking: ${b.refusalCode}`, 402, b.refusalCode ?? undefined);
     if (createIsPastDeadline(b.createdAt, clock.now())) {
       // Nobody resolved it in time (the job's processes were down): never sent again from here on.

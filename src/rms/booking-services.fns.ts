@@ -35,6 +35,6 @@ export function healthOf(call: string, failure: { kind: RmsErrorKind; status?: n
     (failure.kind === 'timeout' && call !== 'availability') ||
     (failure.kind === 'status' && (status >= 500 || status === 401 || status === 403));
   if (unwell) return { ok: false, message: failure.message.slice(0, MAX_HEALTH_MESSAGE) };
-  if (failure.kind === 'refused' || failure.kind === 'conflict' || failure.kind === 'not_found') return { ok: true, message: `${name} answered` };
+  if (failure.kind === 'refused' || failure.kind === 'invalid' || failure.kind === 'conflict' || failure.kind === 'not_found') return { ok: true, message: `${name} answered` };
   return null;
 }

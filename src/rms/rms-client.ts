@@ -23,6 +23,11 @@ export type RmsErrorKind =
   | 'not_found'
   | 'unreachable'
   | 'timeout'
+  /**
+   * 400 or 422: the RMS refuses the request itself (a field its contract needs, a date it does not
+   * take). The caller's problem: no retry makes it work, so it is final, and a channel is told 400.
+   */
+  | 'invalid'
   /** Any other status (401 included: the partner's key was refused). */
   | 'status'
   /** The answer is not JSON, or not the contract's shape. */
@@ -44,13 +49,13 @@ export class RmsError extends Error {
 
   /**
    * Whether this is the RMS's final word on the call: a business refusal (402 with its code), the
-   * key reused with another body (409), a booking it does not know (404), or no call made at all.
+   * request refused as invalid (400, 422), the key reused with another body (409), a booking it does not know (404), or no call made at all.
    * Anything else is transient (DESIGN 8.8b): a timeout, a 5xx, garbage, and also 408, 429, and a
    * 401 or 403 while the RMS rotates its key, so a create that met one is sent again under the
    * same key, never recorded as refused.
    */
   get definite(): boolean {
-    return this.kind === 'refused' || this.kind === 'conflict' || this.kind === 'not_connected' || this.kind === 'not_found';
+    return this.kind === 'refused' || this.kind === 'invalid' || this.kind === 'conflict' || this.kind === 'not_connected' || this.kind === 'not_found';
   }
 }
 
@@ -145,6 +150,9 @@ export class RmsClient {
     }
     if (res.statusCode === 409) throw new RmsError('conflict', `${what}: the RMS answered 409 (the idempotency key was used with another body)`, 409);
     if (res.statusCode === 404 && path.startsWith('/booking/')) throw new RmsError('not_found', `${what}: the RMS does not know this booking`, 404);
+    if (res.statusCode === 400 || res.statusCode === 422) {
+      throw new RmsError('invalid', `${what}: the RMS refused the request as invalid${reasonOf(body)}`, res.statusCode, INVALID_REQUEST);
+    }
     if (res.statusCode !== 200 && res.statusCode !== 201) throw new RmsError('status', `${what}: the RMS answered ${res.statusCode}`, res.statusCode);
     return { status: res.statusCode, body };
   }
@@ -205,6 +213,27 @@ export class RmsClient {
     const res = await this.call('GET', '/bookings/search', { query: { ...q } });
     return this.read('GET /bookings/search', readSearch, res.body);
   }
+}
+
+/** The code a booking refused as invalid is recorded under (its replays answer 400 again). */
+export const INVALID_REQUEST = 'invalid_request';
+
+/**
+ * What an RMS said was wrong with a request, for the caller: its error message and the fields it
+ * named, printable characters only and bounded (the RMS is untrusted; the caller reads it).
+ */
+function reasonOf(body: unknown): string {
+  const error = (body as { error?: { message?: unknown; details?: unknown } } | undefined)?.error;
+  const parts: string[] = [];
+  if (typeof error?.message === 'string') parts.push(error.message);
+  if (error?.details && typeof error.details === 'object') {
+    for (const [field, problems] of Object.entries(error.details as Record<string, unknown>).slice(0, 10)) {
+      const said = Array.isArray(problems) ? problems.filter((p) => typeof p === 'string').join('; ') : '';
+      parts.push(said ? `${field}: ${said}` : field);
+    }
+  }
+  const text = parts.join('; ').replace(/[^\x20-\x7e\u00a0-\uffff]/g, ' ').slice(0, 500);
+  return text ? ` (${text})` : '';
 }
 
 function transportError(err: unknown, what: string, timeoutMs: number): RmsError {

@@ -61,6 +61,34 @@ describeEachStore('booking creates and cancels under RMS faults', (store) => {
     await w.setCompany({ minAdvanceBooking: 0, minAdvanceBookingCancelling: 0, includeSourceInNotes: false });
   });
 
+  it('[BKG-41] [ERR-03] 400 and 422 from the RMS are the request\'s fault: the channel gets a 400 with the RMS\'s words, never a retry promise; the same key answers 400 again without a second create; Google gets a 400 too', async () => {
+    const starts: Record<number, string> = { 400: '13:00', 422: '13:15' };
+    for (const status of [400, 422]) {
+      await w.sim.control.clearRequests();
+      await w.sim.control.setFailures({ mode: 'status', status, operations: ['create'], count: 2 });
+      const k = key();
+      const first = await post(booking(starts[status]!), k);
+      expect(first.status, `RMS ${status}`).toBe(400);
+      expect(first.body.error.message, `RMS ${status}`).toMatch(/reservation system refused the request as invalid/);
+      expect(first.headers['retry-after'], `RMS ${status}`).toBeUndefined();
+      const again = await post(booking(starts[status]!), k);
+      expect(again.status, `RMS ${status}`).toBe(400);
+      expect(await createsSent(), `RMS ${status}`).toHaveLength(1);
+      expect(await jobsOf(first.body.error.details?.bookingId ?? '00000000-0000-0000-0000-000000000000')).toEqual([]);
+    }
+    await w.sim.control.setFailures({ mode: 'status', status: 400, operations: ['create'], count: 1 });
+    const google = await v3Create('13:30', 'invalid-1');
+    expect(google.status).toBe(400);
+    expect(google.headers['retry-after']).toBeUndefined();
+  });
+
+  it('[CHN-25] [ERR-03] availability the RMS refuses as invalid (400) is a 400 to the channel, not a 402 rms_unavailable', async () => {
+    await w.sim.control.setFailures({ mode: 'status', status: 400, operations: ['availability'] });
+    const res = await w.app.http.get(`/v1/bc/venues/${w.venueId}/availability`, { query: { date: '2025-06-11', partySize: '2' }, headers: { authorization: ch.auth } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/refused the request as invalid/);
+  });
+
   it('[BKG-41] [CHN-09] 408, 429, 401 and 403 on a create are transient: 402 rms_unavailable naming the booking, nothing recorded as refused, and the same key books once the RMS answers', async () => {
     const starts: Record<number, string> = { 408: '12:00', 429: '12:15', 401: '12:30', 403: '12:45' };
     for (const status of [408, 429, 401, 403]) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openEmbedded, type Db } from '../../src/db/db.ts';
-import { emit, OUTBOX_EVENT_JOB } from '../../src/db/outbox.ts';
+import { addChannelAudience, emit, OUTBOX_EVENT_JOB } from '../../src/db/outbox.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { describeEachStore, newPostgres, newStore, type StoreKind } from '../helpers/db.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -108,6 +108,26 @@ describeEachStore('the outbox', (store) => {
     expect(await next('pos_order.opened', closedFirst)).toBe(5);
     expect(await next('venue.onboarded', venueId)).toBe(6);
     expect(await next('pos_connection.resumed', venueId)).toBe(7);
+  });
+
+  it('[CHN-29] addChannelAudience gives an event its booking channel and that channel\'s view, in the same transaction; an unknown channel id (or none of the form) changes nothing', async () => {
+    const { partnerId, venueId } = await partnerAndVenue(db);
+    const channelId = uuidv7();
+    await sql`INSERT INTO booking_channels (id, name, created_at) VALUES (${channelId}, 'C', ${T0})`.execute(db.kysely);
+    const audience = async (entityId: string, channel: string) => db.kysely.transaction().execute(async (tx) => {
+      const eventId = await emit(tx, { partnerId, venueId }, { type: 'booking.created', entityId, data: { partners: true } }, T0);
+      return { eventId, added: await addChannelAudience(tx, eventId, channel, { channels: true }) };
+    });
+    const read = async (eventId: string) =>
+      (await sql<{ data: unknown; channel_id: string | null; channel_data: unknown }>`SELECT data, channel_id, channel_data FROM outbox WHERE id = ${eventId}`.execute(db.kysely)).rows[0];
+    const known = await audience(uuidv7(), channelId);
+    expect(known.added).toBe(true);
+    expect(await read(known.eventId)).toEqual({ data: { partners: true }, channel_id: channelId, channel_data: { channels: true } });
+    for (const other of [uuidv7(), 'chan-not-a-uuid']) {
+      const unknown = await audience(uuidv7(), other);
+      expect(unknown.added).toBe(false);
+      expect(await read(unknown.eventId)).toEqual({ data: { partners: true }, channel_id: null, channel_data: null });
+    }
   });
 
   it('an event emitted in a transaction that rolls back does not exist', async () => {
