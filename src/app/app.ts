@@ -40,7 +40,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const posClients = new PosClients({ timeoutMs: config.posTimeoutMs });
   const rmsClients = new RmsClients({ timeoutMs: config.rmsTimeoutMs, allowPrivate: config.allowPrivateTargets });
   const { services, jobs } = buildServices({ config, db, clock, log, posTypes, posClients, rmsClients });
-  const limiter = new FailureLimiter(config.authFailureLimitPerMin);
+  const limiter = new FailureLimiter(db.kysely, config.authFailureLimitPerMin);
   const fastify = await createPlatform({
     config, db, tls, log, authenticator: withChannelKeys(services), throttle: limiter, errorMappings: ERROR_MAPPINGS,
     // The document's OpenAPI 3.1 `webhooks` section: one entry per event type the service sends.

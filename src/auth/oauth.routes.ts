@@ -89,9 +89,9 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; limiter
       }
       const issued = await auth.exchangeClientCredentials(clientId, clientSecret);
       if (!issued) {
-        const wait = limiter.retryAfter(request.ip);
+        const wait = await limiter.retryAfter(request.ip);
         if (wait > 0) throw rateLimited('Too many failed authentications from this address; try again later.', wait);
-        limiter.record(request.ip);
+        await limiter.record(request.ip);
         if (basic) reply.header('www-authenticate', 'Basic realm="tableside"');
         throw oauthError('unauthorized', 'invalid_client', 'Client authentication failed.');
       }

@@ -29,10 +29,10 @@ export function registerChannelAuth(
 ): void {
   if (!app.hasRequestDecorator('channel')) app.decorateRequest('channel', null);
   const challenge = deps.scheme === 'basic' ? BASIC_CHALLENGE : {};
-  const fail = (request: FastifyRequest, message: string): never => {
-    const wait = deps.limiter.retryAfter(request.ip);
+  const fail = async (request: FastifyRequest, message: string): Promise<never> => {
+    const wait = await deps.limiter.retryAfter(request.ip);
     if (wait > 0) throw rateLimited('Too many failed authentications from this address; try again later.', wait);
-    deps.limiter.record(request.ip);
+    await deps.limiter.record(request.ip);
     throw new AppError('unauthorized', message, null, challenge);
   };
 

@@ -63,12 +63,12 @@ export interface ThrottleStatus {
   resetS: number;
 }
 
-/** Throttles failed authentications per client address. */
+/** Throttles failed authentications per client address (for the whole fleet: src/auth/failure-limiter.ts). */
 export interface FailureThrottle {
   /** Seconds the address must wait, or 0 when it may still fail. */
-  retryAfter(address: string): number;
-  record(address: string): void;
-  status(address: string): ThrottleStatus;
+  retryAfter(address: string): Promise<number>;
+  record(address: string): Promise<void>;
+  status(address: string): Promise<ThrottleStatus>;
 }
 
 /**
@@ -144,15 +144,15 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
 
   // On every answer of a rate-limited route, successes and refusals alike, after this request's
   // own failure (if any) was counted.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (isRateLimited(request.routeOptions)) reply.headers(rateLimitHeaders(deps.limiter.status(request.ip)));
-    done(null, payload);
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (isRateLimited(request.routeOptions)) reply.headers(rateLimitHeaders(await deps.limiter.status(request.ip)));
+    return payload;
   });
 
-  const fail = (request: FastifyRequest, error: AppError): never => {
-    const wait = deps.limiter.retryAfter(request.ip);
+  const fail = async (request: FastifyRequest, error: AppError): Promise<never> => {
+    const wait = await deps.limiter.retryAfter(request.ip);
     if (wait > 0) throw rateLimited('Too many failed authentications from this address; try again later.', wait);
-    deps.limiter.record(request.ip);
+    await deps.limiter.record(request.ip);
     throw error;
   };
 

@@ -202,7 +202,8 @@ describe('errors the platform sends match what the document declares', () => {
       tls: testTls(),
       log: createLogger('silent'),
       authenticator: { authenticateKey: async () => ({ ok: false, failure: 'unknown' }), authenticateToken: async () => ({ ok: false, failure: 'unknown' }) },
-      throttle: new FailureLimiter(60),
+      // No route here takes a credential, so the throttle never reaches its (absent) database.
+      throttle: new FailureLimiter(undefined as never, 60),
       errorMappings: [],
     });
     platform.get('/slow', async () => {
