@@ -177,10 +177,3 @@ export async function addChange(ex: Executor, bookingId: string, cause: string, 
             VALUES (${uuidv7()}, ${bookingId}, ${cause}, ${JSON.stringify(changes)}::jsonb, ${now})`.execute(ex);
 }
 
-export interface BookingChange { cause: string; changes: Record<string, unknown>; at: Date }
-
-export async function listChanges(ex: Executor, bookingId: string): Promise<BookingChange[]> {
-  const { rows } = await sql<BookingChange>`SELECT cause, changes, at FROM booking_changes WHERE booking_id = ${bookingId}
-    ORDER BY at, id`.execute(ex);
-  return rows;
-}

@@ -10,8 +10,8 @@ import { createBookingCreates } from './booking-creates.ts';
 import { RMS_SEALING_KEY_SETTING, type BookingServicesService } from './booking-services.service.ts';
 import { bookingView, diff, eventTypeOf, fieldsOf, isNewer, type BookingView, type ChangedBy, type RecordedBookingChange } from './bookings.fns.ts';
 import {
-  addChange, applyFields, claimCancel, claimReread, findBooking, findByRmsId, hasCreatesInFlight, listChanges, releaseCancel, releaseReread,
-  type BookingChange, type StoredBooking,
+  addChange, applyFields, claimCancel, claimReread, findBooking, findByRmsId, hasCreatesInFlight, releaseCancel, releaseReread,
+  type StoredBooking,
 } from './bookings.repository.ts';
 import { RmsError, type RmsClient } from './rms-client.ts';
 import type { RmsBooking } from './rms-client.fns.ts';
@@ -133,11 +133,6 @@ export function createBookingsService(deps: BookingsDeps) {
 
     async get(id: string): Promise<BookingView> {
       return bookingView(await load(id));
-    },
-
-    async history(id: string): Promise<BookingChange[]> {
-      await load(id);
-      return listChanges(db.kysely, id);
     },
 
     /** PUT /booking/{id} at the RMS, then its state recorded (booking.updated). A 402 changes nothing. */

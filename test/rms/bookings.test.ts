@@ -4,7 +4,7 @@ import { describeEachStore } from '../helpers/db.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import type { CreateBookingInput } from '../../src/rms/bookings.service.ts';
 import { RmsError } from '../../src/rms/rms-client.ts';
-import { startRmsWorld, type RmsWorld } from './world.ts';
+import { bookingHistory, startRmsWorld, type RmsWorld } from './world.ts';
 
 // The bookings service against the reference RMS over HTTPS: every booking made through Tableside
 // is recorded with its RMS id, statuses and history, with an outbox event per change.
@@ -55,7 +55,7 @@ describeEachStore('bookings made through Tableside', (store) => {
     const ev = await events(w, booking.id);
     expect(ev.map((e) => e.type)).toEqual(['booking.created']);
     expect(ev[0]).toMatchObject({ partner_id: w.partnerId, venue_id: w.venueId, data: { id: booking.id, rmsBookingId: booking.rmsBookingId, status: 'confirmed' } });
-    expect((await bookings().history(booking.id)).map((c) => c.cause)).toEqual(['created']);
+    expect((await bookingHistory(w, booking.id)).map((c) => c.cause)).toEqual(['created']);
   });
 
   it('[BKG-05] change and cancel use the RMS booking id; each is recorded with history and booking.updated / booking.canceled', async () => {
@@ -67,7 +67,7 @@ describeEachStore('bookings made through Tableside', (store) => {
     const paths = (await w.sim.control.requests()).filter((r) => r.operation === 'update' || r.operation === 'cancel').map((r) => r.path);
     expect(paths).toEqual([`/booking/${booking.rmsBookingId}`, `/booking/${booking.rmsBookingId}/cancel`]);
     expect((await events(w, booking.id)).map((e) => e.type)).toEqual(['booking.created', 'booking.updated', 'booking.canceled']);
-    const history = await bookings().history(booking.id);
+    const history = await bookingHistory(w, booking.id);
     expect(history.map((c) => c.cause)).toEqual(['created', 'changed through Tableside', 'canceled through Tableside (guest)']);
     expect(history[1]!.changes).toMatchObject({ partySize: { from: 2, to: 3 } });
   });

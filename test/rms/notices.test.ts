@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/lib/clock.ts';
 import type { CreateBookingInput } from '../../src/rms/bookings.service.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { testTls } from '../helpers/http.ts';
-import { startRmsWorld, type RmsWorld } from './world.ts';
+import { bookingHistory, startRmsWorld, type RmsWorld } from './world.ts';
 
 // Update notices (DESIGN 8.3a): the simulator sends them to Tableside over HTTPS when its bookings
 // change; Tableside answers 202 and a durable job re-reads the booking and applies it.
@@ -125,7 +125,7 @@ describeEachStore('POST /v1/rms/notifications', (store) => {
     expect((await notify(body, `c-${rmsId}`)).body.status).toBe('accepted');
     await w.app.service.runner.runDue();
     expect(await types(booking.id)).toEqual(['booking.created']);
-    expect((await bookings().history(booking.id)).length).toBe(1);
+    expect((await bookingHistory(w, booking.id)).length).toBe(1);
   });
 
   /** Waits until the RMS has built its answer to a held (lagMs) read of the booking: what it read is fixed. */

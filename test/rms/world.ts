@@ -3,6 +3,7 @@
 // externalId is the simulator's venue. Tableside trusts the simulator's certificate; the simulator
 // sends its notices and feeds to Tableside with the partner's key.
 
+import { sql } from 'kysely';
 import { startRmsSimulator, type RmsSimulator, type RmsSimulatorOptions } from '../../rms-simulator/src/index.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
 import { testTls } from '../helpers/http.ts';
@@ -44,4 +45,11 @@ export async function startRmsWorld(opts: { app?: TestAppOptions; sim?: RmsSimul
     await app.close();
     throw err;
   }
+}
+
+/** A booking's history as recorded (booking_changes), oldest first: what each change was and why. */
+export async function bookingHistory(w: RmsWorld, bookingId: string): Promise<Array<{ cause: string; changes: Record<string, any> }>> {
+  const { rows } = await sql<{ cause: string; changes: Record<string, any> }>`
+    SELECT cause, changes FROM booking_changes WHERE booking_id = ${bookingId} ORDER BY at, id`.execute(w.app.db.kysely);
+  return rows;
 }
