@@ -30,16 +30,9 @@ export type EventType = (typeof EVENT_CATALOGUE)[number];
  * What a booking channel's endpoint may subscribe to (DESIGN 8.7a): the events of the bookings made
  * through it, nothing of venues, payments or orders.
  */
-export const CHANNEL_EVENT_TYPES = [
-  'booking.created',
-  'booking.updated',
-  'booking.canceled',
-  'booking.seated',
-  'booking.confirmed',
-  'booking.rejected',
-  'booking.no_show',
-  'booking.completed',
-] as const satisfies readonly EventType[];
+export const CHANNEL_EVENT_TYPES = EVENT_CATALOGUE.filter(
+  (type): type is Extract<EventType, `booking.${string}`> => type.startsWith('booking.'),
+);
 
 /** Who an endpoint belongs to: a partner (DESIGN 8.5) or a `tableside` booking channel (8.7a). */
 export type EndpointOwner = { kind: 'partner'; id: string } | { kind: 'channel'; id: string };
