@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { startMapsBookingSimulator } from '../../maps-booking-simulator/src/index.ts';
 import { startRmsSimulator } from '../../rms-simulator/src/index.ts';
 import { jsonOf, runCli, startServe, type ServeProcess } from '../helpers/cli.ts';
@@ -12,12 +12,10 @@ import { HttpClient, testCertFile, testTls } from '../helpers/http.ts';
 // Google's real-time updates (DESIGN 8.7b) with two `tableside serve` processes on one PostgreSQL:
 // the RMS's changes of one booking arrive as notices at either process, and whichever runs the
 // booking's job, Google receives its states in the order they happened and ends at the latest.
-// Two serve processes cost ~45 s here, over what `npm test` may grow by: it runs on its own,
-// `npm run drill:google-rtu` (with TEST_DATABASE_URL), like the other drills' long forms.
+// It runs in `npm test` on PostgreSQL (a process per replica costs ~30 s, within CI's budget);
+// `npm run drill:google-rtu` runs it alone.
 
-const describeDrill = process.env.DRILL_GOOGLE_RTU === '1' ? describePostgres : (name: string, body: () => void) => describe.skip(name, body);
-
-describeDrill('Google real-time updates across two processes', () => {
+describePostgres('Google real-time updates across two processes', () => {
   it('[CHN-36] [CHN-34] notices of one booking at two processes: Google hears its states in order, never an older after a newer, and ends at the RMS’s latest', async () => {
     const schema = newSchemaName();
     await createSchema(schema);
