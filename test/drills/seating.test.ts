@@ -7,6 +7,7 @@ import { startCluster, type Cluster } from '../helpers/cluster.ts';
 import { describePostgres } from '../helpers/db.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { HttpClient, type HttpResponse } from '../helpers/http.ts';
+import { prng } from './fuzzer.ts';
 
 // The seating chaos drill (issue 26, DESIGN 8.8a): two `tableside serve` processes on one
 // PostgreSQL, RMS venues whose POS answers slowly, times out after creating, answers 503 after
@@ -25,18 +26,6 @@ const TABLES = 8;
 // those a retry resolves 15 s later (seated-reservations-faults.test.ts holds each one in `npm test`).
 const SHORT_FAULTS: CreateAnswer[] = ['normal', 'empty', 'not-json', 'id-only'];
 const FAULTS: CreateAnswer[] = LONG ? [...SHORT_FAULTS, 'timeout-after-create', 'error503-after-create', 'error429', 'error503'] : SHORT_FAULTS;
-
-/** A small seeded generator (mulberry32): a run is reproducible from its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Booking { bookingId: string; externalId: string; posVenueId: string; table: string; event: Record<string, unknown>; answers: HttpResponse[] }
 
@@ -62,7 +51,7 @@ async function rmsVenue(c: Cluster, apiKey: string, i: number): Promise<{ extern
 describePostgres('chaos: seated events on two processes against a faulty POS', () => {
   it('[BKG-37] [BKG-38] [BKG-39] every booking ends with exactly one POS order, the order id every answer gave it, and one pos_order.opened', async () => {
     const seed = Number(process.env.DRILL_SEED ?? Date.now() % 1_000_000);
-    const rnd = random(seed);
+    const rnd = prng(seed);
     const pick = <T>(list: readonly T[]) => list[Math.floor(rnd() * list.length)];
     // POS calls time out after 2 s, so a create that never answers costs 2 s; a retry comes 15 s later.
     const c = await startCluster(2, { POS_TIMEOUT_MS: '2000' });
