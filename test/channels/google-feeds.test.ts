@@ -104,7 +104,10 @@ describeEachStore('channel feeds', (store) => {
     // The real snapshot reader, with a note of each venue it is asked for.
     const feeds = createFeedsService({
       db: w.app.db, clock: w.app.clock,
-      feed: { snapshotVenue: (partnerId, rmsVenueId, from, to) => { reads.push(rmsVenueId); return s.feed.snapshotVenue(partnerId, rmsVenueId, from, to); } },
+      feed: {
+        snapshotVenue: (partnerId, rmsVenueId, from, to) => { reads.push(rmsVenueId); return s.feed.snapshotVenue(partnerId, rmsVenueId, from, to); },
+        snapshotVenueCount: s.feed.snapshotVenueCount,
+      },
     });
     const three = await w.channel('google-v3', { link: [w.venueId, w.otherVenueId, third] });
     const identity = { id: three.id, name: three.name, protocol: 'google-v3' as const };
