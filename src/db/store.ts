@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { openEmbedded, openPostgres, type Db } from './db.ts';
 import { acquireDirLock } from './lock.ts';
-import { migrate } from './migrate.ts';
+import { migrate, type MigrateResult } from './migrate.ts';
 
 // Opens the store the configuration selects (DES-049): PostgreSQL when DATABASE_URL is set,
 // otherwise the embedded PGlite in TABLESIDE_DATA, taken under the data directory's PID lock.
@@ -10,6 +10,8 @@ import { migrate } from './migrate.ts';
 export interface Store {
   db: Db;
   embedded: boolean;
+  /** What opening it migrated (absent when opened without migrating). */
+  migrations?: MigrateResult;
   /** Closes the store and releases the data directory. */
   close(): Promise<void>;
 }
@@ -24,14 +26,15 @@ const COMMAND_SETTINGS = { shared_buffers: '16MB' };
 
 export async function openStore(config: Config, opts: { migrate?: boolean; command?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl) {
-    const db = openPostgres(config.databaseUrl);
+    const db = openPostgres(config.databaseUrl, { max: config.databasePoolMax });
+    let migrations: MigrateResult | undefined;
     try {
-      if (opts.migrate !== false) await migrate(db);
+      if (opts.migrate !== false) migrations = await migrate(db);
     } catch (err) {
       await db.close();
       throw err;
     }
-    return { db, embedded: false, close: () => db.close() };
+    return { db, embedded: false, migrations, close: () => db.close() };
   }
   const lock = acquireDirLock(config.dataDir);
   let db: Db;
@@ -48,11 +51,12 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
       lock.release();
     }
   };
+  let migrations: MigrateResult | undefined;
   try {
-    if (opts.migrate !== false) await migrate(db);
+    if (opts.migrate !== false) migrations = await migrate(db);
   } catch (err) {
     await close();
     throw err;
   }
-  return { db, embedded: true, close };
+  return { db, embedded: true, migrations, close };
 }
