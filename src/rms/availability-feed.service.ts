@@ -5,7 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueCount, snapshotVenueRows, stageRecords,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenueCount, snapshotVenueRows, stageRecords,
   type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
@@ -206,16 +206,14 @@ export function createFeedService(deps: FeedDeps) {
      * no such record. With `areaId`, that area's record, else the record without an area.
      */
     async snapshotAvailability(partnerId: string, rmsVenueId: string, date: string, partySize: number, areaId: string | null = null): Promise<SnapshotAvailability | null> {
-      const snapshot = await findSnapshot(db.kysely, partnerId);
-      if (!snapshot) return null;
-      const rows = await snapshotRows(db.kysely, partnerId, rmsVenueId, date, partySize);
-      // Exactly the record asked for: an area's slots are not the venue's (nor another area's).
-      const row = rows.find((r) => r.area_id === areaId);
+      // Exactly the record asked for (an area's slots are not the venue's, nor another area's), in
+      // one statement: it answers once the live call's 1 s is spent, so every round trip shows.
+      const row = await snapshotRecord(db.kysely, partnerId, rmsVenueId, date, partySize, areaId);
       if (!row) return null;
       return {
         source: 'snapshot',
-        nonce: snapshot.nonce,
-        completedAt: snapshot.completed_at,
+        nonce: row.nonce,
+        completedAt: row.completed_at,
         duration: row.duration,
         slots: row.slots.map((s) => ({ start: new Date(s.startSec * 1000), totalSpots: s.totalSpots, openSpots: s.openSpots, deposit: s.deposit, depositAmount: s.depositAmount, requiresCc: s.requiresCc })),
       };
