@@ -1,4 +1,4 @@
-// `npm run bench`: every bench, one after the other (bench/rms.ts, bench/webhooks.ts and bench/channels.ts record no goal of issue 14: their
+// `npm run bench`: every bench, one after the other (bench/rms.ts and bench/channels.ts record no goal of issue 14: their
 // own figures are in their output), then one table of every goal of issue 14
 // (scenario, figure, baseline measured in the same run, ratio, goal, met or not).
 //
