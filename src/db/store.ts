@@ -26,7 +26,7 @@ const COMMAND_SETTINGS = { shared_buffers: '16MB' };
 
 export async function openStore(config: Config, opts: { migrate?: boolean; command?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl) {
-    const db = openPostgres(config.databaseUrl);
+    const db = openPostgres(config.databaseUrl, { max: config.databasePoolMax });
     let migrations: MigrateResult | undefined;
     try {
       if (opts.migrate !== false) migrations = await migrate(db);

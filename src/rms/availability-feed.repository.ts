@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/db.ts';
+import { copyText, type CopyIn, type Executor } from '../db/db.ts';
 import type { FeedRecord } from './availability-feed.fns.ts';
 import { slotWire } from './availability-feed.fns.ts';
 
@@ -28,14 +28,27 @@ export async function shardsOf(ex: Executor, partnerId: string, nonce: string): 
   return rows;
 }
 
-/** One multi-row INSERT of a batch of records (one array parameter per column). */
-export async function stageRecords(tx: Executor, partnerId: string, nonce: string, shard: number, records: FeedRecord[]): Promise<void> {
+const STAGING_COLUMNS = ['partner_id', 'nonce', 'shard_number', 'rms_venue_id', 'date', 'party_size', 'area_id', 'duration', 'slots'] as const;
+
+/**
+ * Stages a shard's records with one COPY (DESIGN 8.3b): the rows are written as COPY text lines
+ * a batch at a time, with a turn of the event loop between batches, so a shard of tens of thousands
+ * of records neither blocks other requests nor sits in memory twice as text.
+ */
+export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: readonly FeedRecord[], batch: number): Promise<void> {
   if (records.length === 0) return;
-  await sql`INSERT INTO rms_feed_staging (partner_id, nonce, shard_number, rms_venue_id, date, party_size, area_id, duration, slots)
-    SELECT ${partnerId}, ${nonce}, ${shard}, v, d, p, a, du, s::jsonb
-    FROM unnest(${records.map((r) => r.venueId)}::text[], ${records.map((r) => r.date)}::date[], ${records.map((r) => r.partySize)}::int[],
-                ${records.map((r) => r.areaId)}::text[], ${records.map((r) => r.duration)}::int[],
-                ${records.map((r) => JSON.stringify(r.slots.map(slotWire)))}::text[]) AS t(v, d, p, a, du, s)`.execute(tx);
+  const prefix = `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
+  async function* lines() {
+    for (let i = 0; i < records.length; i += batch) {
+      let text = '';
+      for (const r of records.slice(i, i + batch)) {
+        text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+      }
+      yield text;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  await copy('rms_feed_staging', STAGING_COLUMNS, lines());
 }
 
 export async function recordShard(tx: Executor, partnerId: string, nonce: string, shard: number, total: number, feedDate: Date | null, records: number, now: Date): Promise<void> {
@@ -108,4 +121,20 @@ export async function snapshotVenueRows(ex: Executor, partnerId: string, rmsVenu
     WHERE partner_id = ${partnerId} AND rms_venue_id = ${rmsVenueId} AND date BETWEEN ${from}::date AND ${to}::date AND area_id IS NULL
     ORDER BY date, party_size`.execute(ex);
   return rows;
+}
+
+/**
+ * How many Google records one RMS venue's snapshot makes between two venue-local dates: distinct
+ * (slot start, party size) pairs of its area-less records with a party size from 1 to `maxPartySize`
+ * and a start in [fromSec, toSec), as google-feeds.fns `availabilityOf` keeps them. Counted by
+ * PostgreSQL, so the export learns its shard count without reading every slot into the process.
+ */
+export async function snapshotVenueCount(ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, maxPartySize: number, fromSec: number, toSec: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (
+      SELECT DISTINCT a.party_size, (e->>'startSec')::bigint AS start_sec
+      FROM rms_availability a CROSS JOIN LATERAL jsonb_array_elements(a.slots) e
+      WHERE a.partner_id = ${partnerId} AND a.rms_venue_id = ${rmsVenueId} AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL
+        AND a.party_size BETWEEN 1 AND ${maxPartySize}
+        AND (e->>'startSec')::bigint >= ${fromSec} AND (e->>'startSec')::bigint < ${toSec}) t`.execute(ex);
+  return rows[0]!.n;
 }

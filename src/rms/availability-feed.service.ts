@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { Db, Executor } from '../db/db.ts';
+import { transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueRows, stageRecords,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRows, snapshotVenueCount, snapshotVenueRows, stageRecords,
   type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
@@ -17,7 +17,7 @@ import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 // the old snapshot or the new one, never a mix. Every shard of one partner is serialised by an
 // advisory lock (any order, any process), so two nonces completing at once replace the snapshot one
 // after the other and it is always exactly one nonce's records (DESIGN 8.8d). Large shards are
-// checked and inserted in batches with a yield to the event loop between them, so other requests
+// checked in batches and staged with one COPY written in batches, with a yield to the event loop between them, so other requests
 // keep being served.
 
 const BATCH = 500;
@@ -116,7 +116,7 @@ export function createFeedService(deps: FeedDeps) {
 
   /** The shard staged under its nonce's lock; the nonce's last shard completes it in the same transaction. */
   function storeShard(partnerId: string, shard: Shard, now: Date): Promise<Stored> {
-    return db.kysely.transaction().execute(async (tx): Promise<Stored> => {
+    return transactionWithCopy(db, async (tx, copy): Promise<Stored> => {
       await lockPartnerFeed(tx, partnerId);
       await pruneAbandoned(tx, partnerId, new Date(now.getTime() - ABANDONED_MS));
       const snapshot = await findSnapshot(tx, partnerId);
@@ -124,18 +124,15 @@ export function createFeedService(deps: FeedDeps) {
       const seen = await shardsOf(tx, partnerId, shard.nonce);
       if (seen.some((s) => s.total_shards !== shard.total)) return { status: 'mismatch', was: seen[0]!.total_shards };
       if (seen.some((s) => s.shard_number === shard.number)) return { status: 'duplicate', received: seen.length };
-      await stage(tx, partnerId, shard, now);
+      await stage(tx, copy, partnerId, shard, now);
       const received = seen.length + 1;
       if (received < shard.total) return { status: 'received', received };
       return complete(tx, partnerId, shard, received, snapshot, now);
     });
   }
 
-  async function stage(tx: Executor, partnerId: string, shard: Shard, now: Date): Promise<void> {
-    for (let i = 0; i < shard.records.length; i += BATCH) {
-      await stageRecords(tx, partnerId, shard.nonce, shard.number, shard.records.slice(i, i + BATCH));
-      await yieldToLoop();
-    }
+  async function stage(tx: Executor, copy: CopyIn, partnerId: string, shard: Shard, now: Date): Promise<void> {
+    await stageRecords(copy, partnerId, shard.nonce, shard.number, shard.records, BATCH);
     await recordShard(tx, partnerId, shard.nonce, shard.number, shard.total, shard.feedDate, shard.records.length, now);
   }
 
@@ -208,6 +205,16 @@ export function createFeedService(deps: FeedDeps) {
         duration: row.duration,
         slots: row.slots.map((s) => ({ start: new Date(s.startSec * 1000), totalSpots: s.totalSpots, openSpots: s.openSpots, deposit: s.deposit, depositAmount: s.depositAmount, requiresCc: s.requiresCc })),
       };
+    },
+
+    /**
+     * How many Google records `snapshotVenue` would make (see snapshotVenueCount), and of which
+     * snapshot; null when the partner has no complete snapshot.
+     */
+    async snapshotVenueCount(partnerId: string, rmsVenueId: string, from: string, to: string, window: { maxPartySize: number; fromSec: number; toSec: number }) {
+      const snapshot = await findSnapshot(db.kysely, partnerId);
+      if (!snapshot) return null;
+      return { nonce: snapshot.nonce, records: await snapshotVenueCount(db.kysely, partnerId, rmsVenueId, from, to, window.maxPartySize, window.fromSec, window.toSec) };
     },
 
     /**

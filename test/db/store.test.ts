@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { openPostgres } from '../../src/db/db.ts';
+import { openStore } from '../../src/db/store.ts';
 import { acquireDirLock, DataDirLockedError } from '../../src/db/lock.ts';
 import { jsonOf, runCli, startServe } from '../helpers/cli.ts';
 import { createSchema, describePostgres, dropSchema, newSchemaName, postgresUrl, urlWithSchema } from '../helpers/db.ts';
@@ -37,6 +39,20 @@ describePostgres('PostgreSQL store', () => {
     onTestFinished(() => dropSchema(schema));
     return { schema, url: urlWithSchema(postgresUrl()!, schema) };
   };
+
+  it('DATABASE_POOL_MAX bounds the connections one process opens to PostgreSQL (issue 29: pool size x replicas is the fleet\'s budget); a bad value is refused at start', async () => {
+    const { url } = await freshSchemaUrl();
+    const config = loadConfig({ DATABASE_URL: url, DATABASE_POOL_MAX: '3' });
+    expect(config.databasePoolMax).toBe(3);
+    const store = await openStore(config);
+    onTestFinished(() => store.close());
+    const pids = await Promise.all(Array.from({ length: 9 }, async () =>
+      (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(store.db.kysely)).rows[0]!.pid));
+    expect(new Set(pids).size).toBeLessThanOrEqual(3);
+    expect(new Set(pids).size).toBeGreaterThan(1);
+    expect(loadConfig({}).databasePoolMax).toBe(10);
+    expect(() => loadConfig({ DATABASE_POOL_MAX: '0' })).toThrow(/DATABASE_POOL_MAX/);
+  });
 
   it('[DES-047] [DES-049] `tableside migrate` on an empty PostgreSQL database applies the schema; again, it is a no-op', async () => {
     const { url } = await freshSchemaUrl();
