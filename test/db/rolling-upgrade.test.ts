@@ -91,7 +91,8 @@ describePostgres('rolling upgrade from the previous release', () => {
     const prev = previousRelease(ROOT);
     const old = await buildRelease(ROOT, prev.commit, `rolling-${inject('runId')}`);
     mark('old release built');
-    const fleet = await startFleet({ old: old.entry, new: undefined });
+    // The old build is removed once its replicas are stopped (startFleet's cleanup).
+    const fleet = await startFleet({ old: old.entry, new: undefined }, old.remove);
     const oldMigrations = readdirSync(join(old.dir, 'src', 'db', 'migrations')).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, ''));
     const newMigrations = readdirSync(join(ROOT, 'src', 'db', 'migrations')).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, ''));
     const added = newMigrations.filter((m) => !oldMigrations.includes(m));

@@ -1,5 +1,5 @@
 import { execFileSync, execSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCliBundle } from '../cli-bundle.ts';
@@ -61,10 +61,19 @@ export function previousRelease(root: string, env: NodeJS.ProcessEnv = process.e
  * into it, and its `tableside` command bundled (test/cli-bundle.ts) under the project's
  * node_modules/.cache so its dependencies resolve. Returns the bundle's entry file.
  */
-export async function buildRelease(root: string, commit: string, cacheName: string): Promise<{ dir: string; entry: string }> {
+export async function buildRelease(root: string, commit: string, cacheName: string): Promise<{ dir: string; entry: string; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'tableside-release-'));
-  execSync(`git -C "${root}" archive ${commit} | tar -x -C "${dir}"`, { stdio: ['ignore', 'ignore', 'pipe'] });
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-  const entry = await buildCliBundle(dir, join(root, 'node_modules', '.cache', 'tableside-test', cacheName));
-  return { dir, entry };
+  const outdir = join(root, 'node_modules', '.cache', 'tableside-test', cacheName);
+  const remove = () => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(outdir, { recursive: true, force: true });
+  };
+  try {
+    execSync(`git -C "${root}" archive ${commit} | tar -x -C "${dir}"`, { stdio: ['ignore', 'ignore', 'pipe'] });
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    return { dir, entry: await buildCliBundle(dir, outdir), remove };
+  } catch (err) {
+    remove();
+    throw err;
+  }
 }

@@ -38,7 +38,7 @@ export interface Fleet {
   cli(release: Release, ...args: string[]): Promise<any>;
 }
 
-export async function startFleet(entries: Record<Release, string | undefined>): Promise<Fleet> {
+export async function startFleet(entries: Record<Release, string | undefined>, afterStop: () => void = () => {}): Promise<Fleet> {
   const schema = newSchemaName();
   await createSchema(schema);
   const url = urlWithSchema(postgresUrl()!, schema);
@@ -77,6 +77,7 @@ export async function startFleet(entries: Record<Release, string | undefined>): 
     if (ctx.task.result?.state === 'fail') for (const r of all) console.log(`${r.release} replica ${r.server.url} (exit ${r.server.child.exitCode ?? r.server.child.signalCode}):\n${r.server.output().slice(-3000)}`);
     for (const r of all) await r.client.close();
     for (const r of all) await r.server.stop('SIGKILL');
+    afterStop();
     await receiver.close();
     await rms.close();
     await pos.close();
