@@ -23,6 +23,13 @@ export const embeddedDbDir = (dataDir: string) => join(dataDir, 'pgdata');
  * 128MB of shared buffers, zeroed at every start (about half a second of CPU), buy it nothing.
  */
 const COMMAND_SETTINGS = { shared_buffers: '16MB' };
+/**
+ * The service on the embedded store (a sandbox, a newcomer's machine, the tests): 32MB of shared
+ * buffers, not PGlite's 128MB, which are resident in the process once touched. Measured (issue 28,
+ * bench/README.md): the idle service on a data directory already there, 593 -> 486 MiB RSS; the
+ * embedded store's data is small, so its pages still fit.
+ */
+const SERVICE_SETTINGS = { shared_buffers: '32MB' };
 
 export async function openStore(config: Config, opts: { migrate?: boolean; command?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl) {
@@ -39,7 +46,7 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
   const lock = acquireDirLock(config.dataDir);
   let db: Db;
   try {
-    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), ...(opts.command ? { settings: COMMAND_SETTINGS } : {}) });
+    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), settings: opts.command ? COMMAND_SETTINGS : SERVICE_SETTINGS });
   } catch (err) {
     lock.release();
     throw err;

@@ -35,18 +35,20 @@ const STAGING_COLUMNS = ['partner_id', 'nonce', 'shard_number', 'rms_venue_id', 
  * a batch at a time, with a turn of the event loop between batches, so a shard of tens of thousands
  * of records neither blocks other requests nor sits in memory twice as text.
  */
-export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: readonly FeedRecord[], batch: number): Promise<void> {
-  if (records.length === 0) return;
+export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: Iterable<FeedRecord>, batch: number): Promise<void> {
   const prefix = `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
   async function* lines() {
-    for (let i = 0; i < records.length; i += batch) {
-      let text = '';
-      for (const r of records.slice(i, i + batch)) {
-        text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+    let text = '';
+    let n = 0;
+    for (const r of records) {
+      text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+      if (++n % batch === 0) {
+        yield text;
+        text = '';
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      yield text;
-      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    if (text !== '') yield text;
   }
   await copy('rms_feed_staging', STAGING_COLUMNS, lines());
 }
@@ -107,10 +109,21 @@ export async function incompleteNonces(ex: Executor, partnerId: string, limit: n
 
 export interface AvailabilityRow { duration: number | null; area_id: string | null; slots: Array<ReturnType<typeof slotWire>> }
 
-export async function snapshotRows(ex: Executor, partnerId: string, rmsVenueId: string, date: string, partySize: number): Promise<AvailabilityRow[]> {
-  const { rows } = await sql<AvailabilityRow>`SELECT duration, area_id, slots FROM rms_availability
-    WHERE partner_id = ${partnerId} AND rms_venue_id = ${rmsVenueId} AND date = ${date}::date AND party_size = ${partySize}`.execute(ex);
-  return rows;
+/**
+ * The complete snapshot's record for one venue, date, party size and area (null: the venue's own),
+ * with the snapshot's nonce, in one statement (the snapshot is swapped in one transaction, so the
+ * two always agree); null when there is no complete snapshot or no such record.
+ */
+export async function snapshotRecord(
+  ex: Executor, partnerId: string, rmsVenueId: string, date: string, partySize: number, areaId: string | null,
+): Promise<(AvailabilityRow & { nonce: string; completed_at: Date }) | null> {
+  const { rows } = await sql<AvailabilityRow & { nonce: string; completed_at: Date }>`
+    SELECT s.nonce, s.completed_at, a.duration, a.area_id, a.slots
+    FROM rms_feed_snapshots s JOIN rms_availability a ON a.partner_id = s.partner_id
+    WHERE s.partner_id = ${partnerId} AND a.rms_venue_id = ${rmsVenueId} AND a.date = ${date}::date AND a.party_size = ${partySize}
+      AND a.area_id IS NOT DISTINCT FROM ${areaId}
+    LIMIT 1`.execute(ex);
+  return rows[0] ?? null;
 }
 
 export interface VenueSnapshotRow { date: string; party_size: number; duration: number | null; slots: Array<ReturnType<typeof slotWire>> }
