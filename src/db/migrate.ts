@@ -8,7 +8,7 @@ import type { Db } from './db.ts';
 // that both PostgreSQL 15 and PGlite run. Kysely's migrator records them and, on PostgreSQL, holds
 // an advisory lock so processes starting together apply each migration once (DES-048).
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 class SqlFileProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {

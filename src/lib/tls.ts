@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import selfsigned from 'selfsigned';
 
 export interface TlsMaterial {
   key: string;
@@ -10,6 +9,9 @@ export interface TlsMaterial {
 
 /** A self-signed certificate for localhost and the loopback addresses, valid for two years. */
 export async function generateSelfSigned(commonName = 'localhost'): Promise<TlsMaterial> {
+  // Loaded only to make one (selfsigned and its X.509 library are about 0.3 s to load): a start
+  // whose data directory already holds its certificate never needs it.
+  const { default: selfsigned } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(notBeforeDate.getTime() + 2 * 365 * 24 * 3600 * 1000);
   const pems = await selfsigned.generate([{ name: 'commonName', value: commonName }], {
