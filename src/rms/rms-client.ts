@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
+import { trustingContext } from '../lib/tls.ts';
 import {
   readAck, readAvailability, readBooking, readRefusal, readSearch, ShapeError,
   type Availability, type BookingAck, type RmsBooking, type RmsContact,
@@ -271,12 +270,12 @@ export class RmsClients {
     const known = this.clients.get(id);
     if (known?.key === key) return known.client;
     if (known) void known.agent.close().catch(() => undefined);
-    const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
     const agent = new Agent({
       connect: {
         timeout: Math.min(2000, this.opts.timeoutMs),
         lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
-        ...(this.extraCa.length > 0 ? { ca: [...rootCertificates, ...fromEnv, ...this.extraCa] } : {}),
+        // One context for every connection (src/lib/tls.ts: a `ca` here built one per connection).
+        ...(this.extraCa.length > 0 ? { secureContext: trustingContext(...this.extraCa) } : {}),
       },
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
