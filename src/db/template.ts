@@ -15,13 +15,13 @@ import { MIGRATIONS_DIR, migrate } from './migrate.ts';
 
 const BUILD_DIR = fileURLToPath(new URL('../../.build/', import.meta.url));
 
-/** PGlite's version and every migration file's name and text. */
-export function templateKey(): string {
+/** PGlite's version and every migration file's name and text (`migrations`: the tests' own copy). */
+export function templateKey(migrations = MIGRATIONS_DIR): string {
   const hash = createHash('sha256');
   const pglite = join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '..', 'package.json');
   hash.update(JSON.parse(readFileSync(pglite, 'utf8')).version);
-  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
-    hash.update(`\0${file}\0`).update(readFileSync(join(MIGRATIONS_DIR, file)));
+  for (const file of readdirSync(migrations).filter((f) => f.endsWith('.sql')).sort()) {
+    hash.update(`\0${file}\0`).update(readFileSync(join(migrations, file)));
   }
   return hash.digest('hex').slice(0, 16);
 }
