@@ -8,6 +8,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /** Connections each process keeps to PostgreSQL at most: pool size x replicas is the fleet's budget. */
+  databasePoolMax: number;
   dataDir: string;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
@@ -111,6 +113,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     port,
     host: str(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     dataDir: resolve(str(env, 'TABLESIDE_DATA') ?? '.tableside'),
     tlsCertFile,
     tlsKeyFile,
@@ -142,6 +145,7 @@ export const CONFIG_DOC: Array<[variable: string, meaning: string]> = [
   ['PORT', 'HTTPS port (default 8443)'],
   ['HOST', 'address to listen on (default 127.0.0.1; 0.0.0.0 for all interfaces)'],
   ['DATABASE_URL', 'postgres://… to use PostgreSQL; unset: the embedded PGlite store in TABLESIDE_DATA'],
+  ['DATABASE_POOL_MAX', 'connections each process opens to PostgreSQL at most (default 10); the replicas together must stay under PostgreSQL\'s max_connections'],
   ['TABLESIDE_DATA', 'data directory of the embedded store, certificate and sandbox files (default ./.tableside)'],
   ['TLS_CERT / TLS_KEY', 'PEM certificate and key files; unset: a self-signed certificate for localhost is generated once'],
   ['TRUST_PROXY', '1 behind a TLS-terminating proxy: X-Forwarded-Proto must be https, X-Forwarded-For gives the client address'],

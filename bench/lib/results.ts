@@ -69,3 +69,28 @@ export function readRows(file: string): ResultRow[] {
   }
   return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as ResultRow);
 }
+
+/** An absolute ceiling (issue 28's RSS goals): `value` must be at most `limit`; null records it only. */
+export function limitRow(scenario: string, value: number, unit: string, limit: number | null, what: string): ResultRow {
+  return {
+    scenario,
+    figure: `${value.toFixed(0)} ${unit}`,
+    baseline: `${what}, from /proc`,
+    ratio: limit === null ? '—' : `${((value / limit) * 100).toFixed(0)}% of the limit`,
+    goal: limit === null ? 'recorded' : `<= ${limit} ${unit}`,
+    met: limit === null ? null : value <= limit,
+  };
+}
+
+/** A growth goal: `value` (at the end) at most `1 + growth` times `base` (measured earlier in the same run). */
+export function growthRow(scenario: string, value: number, unit: string, base: number, baseLabel: string, growth: number): ResultRow {
+  const r = value / base - 1;
+  return {
+    scenario,
+    figure: `${value.toFixed(0)} ${unit}`,
+    baseline: `${baseLabel} ${base.toFixed(0)} ${unit}`,
+    ratio: `${r >= 0 ? '+' : ''}${(r * 100).toFixed(1)}%`,
+    goal: `<= +${(growth * 100).toFixed(0)}%`,
+    met: r <= growth,
+  };
+}

@@ -217,6 +217,9 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     throw err;
   }));
   const { steps, closeAll } = shutdownInOrder(store, log);
+  const newer = store.migrations?.appliedByNewerRelease;
+  // A rolling upgrade in progress (or a rollback): expand/contract keeps this release correct on it.
+  if (newer) log.warn({ migrations: newer }, 'the database holds migrations of a newer release; serving on its schema (src/db/README.md)');
 
   try {
     const tls = await tlsOf(config, opts.tls);

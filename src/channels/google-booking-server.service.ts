@@ -22,7 +22,7 @@ export interface V3Deps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
   api: ChannelApiService;
-  availability: Pick<AvailabilityService, 'forVenue'>;
+  availability: Pick<AvailabilityService, 'forRmsVenue'>;
 }
 
 const UUID = /^[0-9a-f-]{36}$/i;
@@ -90,7 +90,7 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
       const lookups = groups.map(async (g) => {
         const [date, size] = g.split('|');
         try {
-          found.set(g, (await availability.forVenue(venue.id, date!, Number(size))).slots);
+          found.set(g, (await availability.forRmsVenue(venue, date!, Number(size))).slots);
         } catch {
           found.set(g, []); // no answer and no snapshot: nothing is offered as available
         }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { openEmbedded, openPostgres, type Db } from './db.ts';
 import { acquireDirLock } from './lock.ts';
-import { migrate } from './migrate.ts';
+import { migrate, type MigrateResult } from './migrate.ts';
 import { seedFromTemplate } from './template.ts';
 
 // Opens the store the configuration selects (DES-049): PostgreSQL when DATABASE_URL is set,
@@ -11,6 +11,8 @@ import { seedFromTemplate } from './template.ts';
 export interface Store {
   db: Db;
   embedded: boolean;
+  /** What opening it migrated (absent when opened without migrating). */
+  migrations?: MigrateResult;
   /** Closes the store and releases the data directory. */
   close(): Promise<void>;
 }
@@ -22,24 +24,32 @@ export const embeddedDbDir = (dataDir: string) => join(dataDir, 'pgdata');
  * 128MB of shared buffers, zeroed at every start (about half a second of CPU), buy it nothing.
  */
 const COMMAND_SETTINGS = { shared_buffers: '16MB' };
+/**
+ * The service on the embedded store (a sandbox, a newcomer's machine, the tests): 32MB of shared
+ * buffers, not PGlite's 128MB, which are resident in the process once touched. Measured (issue 28,
+ * bench/README.md): the idle service on a data directory already there, 593 -> 486 MiB RSS; the
+ * embedded store's data is small, so its pages still fit.
+ */
+const SERVICE_SETTINGS = { shared_buffers: '32MB' };
 
 export async function openStore(config: Config, opts: { migrate?: boolean; command?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl) {
-    const db = openPostgres(config.databaseUrl);
+    const db = openPostgres(config.databaseUrl, { max: config.databasePoolMax });
+    let migrations: MigrateResult | undefined;
     try {
-      if (opts.migrate !== false) await migrate(db);
+      if (opts.migrate !== false) migrations = await migrate(db);
     } catch (err) {
       await db.close();
       throw err;
     }
-    return { db, embedded: false, close: () => db.close() };
+    return { db, embedded: false, migrations, close: () => db.close() };
   }
   const lock = acquireDirLock(config.dataDir);
   let db: Db;
   try {
     // A new data directory starts as a copy of the migrated template made at install (template.ts).
     seedFromTemplate(embeddedDbDir(config.dataDir));
-    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), ...(opts.command ? { settings: COMMAND_SETTINGS } : {}) });
+    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), settings: opts.command ? COMMAND_SETTINGS : SERVICE_SETTINGS });
   } catch (err) {
     lock.release();
     throw err;
@@ -51,11 +61,12 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
       lock.release();
     }
   };
+  let migrations: MigrateResult | undefined;
   try {
-    if (opts.migrate !== false) await migrate(db);
+    if (opts.migrate !== false) migrations = await migrate(db);
   } catch (err) {
     await close();
     throw err;
   }
-  return { db, embedded: true, close };
+  return { db, embedded: true, migrations, close };
 }

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/db.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { StoredCheck } from '../pos-mirror/orders.fns.ts';
+import type { KnownOrder } from '../pos-mirror/orders.service.ts';
 import type { PaymentForBill } from './bill.fns.ts';
 import { VENUE_CONNECTION_COLUMNS, venueWithConnectionOf, type VenueConnectionColumns, type VenueWithConnection } from '../pos-mirror/connections.fns.ts';
 import { SCOPED_VENUE_FROM } from './scope.repository.ts';
@@ -20,7 +21,8 @@ export interface StoredBillRow {
   /** null when the venue is not in the partner's scope (or does not exist). */
   scoped: VenueWithConnection | null;
   table: { id: string; pos_table_id: string; name: string } | null;
-  order: { id: string; currency: string; prepayment_minor: number; party_size: number | null } | null;
+  /** The table's stored open order (the latest opened); a live bill compares it with the POS's. */
+  order: KnownOrder | null;
   checks: BillCheck[];
   payments: PaymentForBill[];
 }
@@ -33,6 +35,8 @@ interface Row extends VenueConnectionColumns {
   o_currency: string | null;
   o_prepayment_minor: number | null;
   o_party_size: number | null;
+  o_pos_order_id: string | null;
+  o_pos_updated_at: Date | null;
   checks: BillCheck[] | null;
   payments: PaymentForBill[] | null;
 }
@@ -53,12 +57,13 @@ const STORED_BILL = (partnerId: string, venueId: string, tableId: string | null)
   SELECT ${VENUE_CONNECTION_COLUMNS},
          t.id AS t_id, t.pos_table_id AS t_pos_table_id, t.name AS t_name,
          o.id AS o_id, o.currency AS o_currency, o.prepayment_minor AS o_prepayment_minor, o.party_size AS o_party_size,
+         o.pos_order_id AS o_pos_order_id, o.pos_updated_at AS o_pos_updated_at,
          ${OPEN_CHECKS(sql.ref('o.id'))} AS checks,
          ${CONFIRMED_PAYMENTS(sql.ref('o.id'))} AS payments
   ${SCOPED_VENUE_FROM}
   LEFT JOIN venue_tables t ON t.venue_id = v.id AND t.id = ${tableId}::uuid AND t.active
   LEFT JOIN LATERAL (
-    SELECT o.id, o.currency, o.prepayment_minor, o.party_size FROM orders o
+    SELECT o.id, o.currency, o.prepayment_minor, o.party_size, o.pos_order_id, o.pos_updated_at FROM orders o
     WHERE o.venue_id = v.id AND o.status = 'open' AND t.pos_table_id = ANY(o.pos_tables)
     ORDER BY o.open_at DESC LIMIT 1) o ON true
   WHERE pv.partner_id = ${partnerId}::uuid AND pv.venue_id = ${venueId}::uuid`;
@@ -73,7 +78,9 @@ export async function findStoredBill(db: Pick<Db, 'kysely'>, partnerId: string, 
   return {
     scoped: venueWithConnectionOf(r),
     table: r.t_id ? { id: r.t_id, pos_table_id: r.t_pos_table_id!, name: r.t_name! } : null,
-    order: r.o_id ? { id: r.o_id, currency: r.o_currency!, prepayment_minor: r.o_prepayment_minor!, party_size: r.o_party_size } : null,
+    order: r.o_id
+      ? { id: r.o_id, currency: r.o_currency!, prepayment_minor: r.o_prepayment_minor!, party_size: r.o_party_size, pos_order_id: r.o_pos_order_id!, pos_updated_at: r.o_pos_updated_at! }
+      : null,
     checks: r.checks ?? [],
     payments: r.payments ?? [],
   };

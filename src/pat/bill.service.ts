@@ -19,7 +19,7 @@ export const NO_OPEN_ORDER = 'No open order for this table: nothing to pay right
 export interface BillServiceDeps {
   db: Pick<Db, 'kysely'>;
   contexts: VenueContexts;
-  tables: Pick<TablesService, 'get'>;
+  tables: Pick<TablesService, 'current'>;
   orders: Pick<OrdersService, 'liveOpenOrderForTable'>;
 }
 
@@ -64,11 +64,13 @@ export function createBillService({ db, contexts, tables, orders }: BillServiceD
         return render(stored!.order, ctx.venue.id, stored!.table, stored!.checks, stored!.payments);
       }
       // A live bill: the table (its name refreshed per the TTL) and the order as the POS says now.
-      const table = await tables.get(ctx, tableId, true);
-      const order = await orders.liveOpenOrderForTable(ctx, table.pos_table_id);
-      if (!order) throw notFound(NO_OPEN_ORDER);
-      const { checks, payments } = await findBillParts(db, order.id);
-      return render(order, ctx.venue.id, table, checks, payments);
+      // What the stored bill's statement read stands where it is still current: the table unless
+      // the tables were refreshed, the order and its checks unless the POS says something new.
+      const table = await tables.current(ctx, tableId, stored!.table);
+      const live = await orders.liveOpenOrderForTable(ctx, table.pos_table_id, stored!.order);
+      if (!live) throw notFound(NO_OPEN_ORDER);
+      const { checks, payments } = live.asKnown ? stored! : await findBillParts(db, live.order.id);
+      return render(live.order, ctx.venue.id, table, checks, payments);
     },
   };
 }

@@ -66,7 +66,7 @@ export async function listChecks(ex: Executor, orderIds: string[]): Promise<Chec
  * state. A POS marks every change of an order with a new updatedAt (the sync's from/until windows
  * rely on it, DESIGN 9), so the same updatedAt and status is the state already stored.
  */
-export function storedIsCurrent(existing: OrderRow, view: Pick<StoredOrder, 'status' | 'posUpdatedAt'>): boolean {
+export function storedIsCurrent(existing: Pick<OrderRow, 'status' | 'pos_updated_at'>, view: Pick<StoredOrder, 'status' | 'posUpdatedAt'>): boolean {
   if (existing.status !== 'open' && view.status === 'open') return true;
   if (existing.pos_updated_at.getTime() > view.posUpdatedAt.getTime()) return true;
   return existing.status === view.status && sameTime(existing.pos_updated_at, view.posUpdatedAt);

@@ -11,6 +11,12 @@ import * as repo from './orders.repository.ts';
 // service when a pay-at-table payment settles one. Methods that take an executor join the caller's
 // transaction (a payment locks and closes its order in its own).
 
+/**
+ * A table's stored open order as a caller has just read it (the stored bill's one statement): what
+ * a live read needs to tell that the POS says nothing new of it.
+ */
+export type KnownOrder = Pick<OrderRow, 'id' | 'pos_order_id' | 'pos_updated_at' | 'currency' | 'prepayment_minor' | 'party_size'>;
+
 export interface OrdersServiceDeps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
@@ -31,15 +37,25 @@ export function createOrdersService({ db, clock, log }: OrdersServiceDeps) {
     /** Stores a POS order (in the venue's currency) as the POS reports it now. */
     store,
 
-    /** The open order of a POS table, read live from the POS and stored (billRetrieval true). */
-    async liveOpenOrderForTable(cv: ConnectedVenue, posTableId: string): Promise<OrderRow | null> {
-      const open = await cv.pos.listOrders(cv.connection.pos_venue_id, { status: 'open' });
+    /**
+     * The open order of a POS table, read live from the POS and stored (billRetrieval true).
+     * `known`: the table's stored open order as the caller read it just before. When the POS says
+     * that same order, in the state stored (storedIsCurrent), it is returned as it is with `asKnown`:
+     * the store holds what the POS says now, so there is nothing to write and nothing to read again
+     * (a live bill was four statements, issue 28); the caller's own read of its checks stands.
+     */
+    async liveOpenOrderForTable(cv: ConnectedVenue, posTableId: string, known: KnownOrder | null = null): Promise<{ order: KnownOrder; asKnown: boolean } | null> {
+      const open = await cv.pos.openOrdersForTable(cv.connection.pos_venue_id, posTableId);
       for (const order of open) {
-        if (order.status !== 'open' || !order.tables.includes(posTableId)) continue;
+        if (known && known.pos_order_id === order.id) {
+          // fromPosOrder also refuses a malformed order, as store() would.
+          const view = fromPosOrder(order, cv.venue.currency);
+          if (repo.storedIsCurrent({ status: 'open', pos_updated_at: known.pos_updated_at }, view)) return { order: known, asKnown: true };
+        }
         const row = await store(cv.venue.id, cv.venue.currency, order);
         // An order the service already closed (paid through pay-at-table) is not open any more, even
         // if a POS that is not told (no forwarding) still lists it: the table's next order is the bill.
-        if (row.status === 'open') return row;
+        if (row.status === 'open') return { order: row, asKnown: false };
       }
       return null;
     },

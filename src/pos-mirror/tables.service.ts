@@ -27,11 +27,12 @@ export function createTablesService({ db, clock, log, ttlS }: TablesServiceDeps)
   // down are served from the store at once instead of each waiting out the POS timeout.
   const failedAt = new Map<string, number>();
 
-  async function refreshIfStale(cv: ConnectedVenue): Promise<void> {
+  /** Refreshes the stored tables from the POS per the TTL; true when it wrote them. */
+  async function refreshIfStale(cv: ConnectedVenue): Promise<boolean> {
     const now = clock.now().getTime();
     const syncedAt = cv.connection.tables_synced_at?.getTime() ?? 0;
     const lastTry = Math.max(syncedAt, failedAt.get(cv.venue.id) ?? 0);
-    if (now - lastTry < ttlS * 1000) return;
+    if (now - lastTry < ttlS * 1000) return false;
     try {
       const tables = await cv.pos.listTables(cv.connection.pos_venue_id);
       const now = clock.now();
@@ -40,9 +41,11 @@ export function createTablesService({ db, clock, log, ttlS }: TablesServiceDeps)
         await connections.setTablesSyncedAt(tx, cv.venue.id, now);
       });
       failedAt.delete(cv.venue.id);
+      return true;
     } catch (err) {
       failedAt.set(cv.venue.id, clock.now().getTime());
       log.warn({ venueId: cv.venue.id, err: (err as Error).message }, 'could not refresh tables from the POS; serving the stored list');
+      return false;
     }
   }
 
@@ -61,6 +64,17 @@ export function createTablesService({ db, clock, log, ttlS }: TablesServiceDeps)
     async get(cv: ConnectedVenue, tableId: string, refresh: boolean): Promise<repo.TableRow> {
       if (refresh) await refreshIfStale(cv);
       const table = isUuid(tableId) ? await repo.findTable(db.kysely, cv.venue.id, tableId) : null;
+      if (!table) throw notFound(TABLE_UNKNOWN);
+      return table;
+    },
+
+    /**
+     * Like `get` with `refresh`, given the table as the caller read it from the store just before
+     * (null: no such active table): that read stands unless the refresh wrote the tables, so a
+     * current table costs no second statement (issue 28).
+     */
+    async current(cv: ConnectedVenue, tableId: string, known: Pick<repo.TableRow, 'id' | 'pos_table_id' | 'name'> | null): Promise<Pick<repo.TableRow, 'id' | 'pos_table_id' | 'name'>> {
+      const table = (await refreshIfStale(cv)) ? (isUuid(tableId) ? await repo.findTable(db.kysely, cv.venue.id, tableId) : null) : known;
       if (!table) throw notFound(TABLE_UNKNOWN);
       return table;
     },

@@ -2,12 +2,12 @@ import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
+import { callDeadline, MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
 import { trustingContext } from '../lib/tls.ts';
-import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
 import type { PosType } from './pos-types.ts';
 import {
-  CreatedOrder, PosOrder, PosPaymentState, PosOrders, PosTables, UnknownSkus,
-  type PosTable,
+  CreatedOrder, PosOrder, PosOrderHeads, PosPaymentState, PosOrders, PosTables, UnknownSkus,
+  type PosOrderHead, type PosTable,
 } from './pos.schemas.ts';
 
 // The service's client of the POS partner contract (spec 4.6) and its payment extension (DESIGN
@@ -96,6 +96,11 @@ export interface PosAdapter {
   getOrder(posVenueId: string, posOrderId: string): Promise<PosOrder | null>;
   /** The open order whose tables include the table (DESIGN 6.2), or null. */
   openOrderForTable(posVenueId: string, posTableId: string): Promise<PosOrder | null>;
+  /**
+   * Every open order whose tables include the table, in the POS's order. Only those are checked in
+   * full (PosOrder); of the others only the id, status and tables (PosOrderHead).
+   */
+  openOrdersForTable(posVenueId: string, posTableId: string): Promise<PosOrder[]>;
   forwardPayment(posVenueId: string, posOrderId: string, input: ForwardPaymentInput): Promise<PosPaymentAnswer>;
   paymentStatus(posVenueId: string, posOrderId: string, paymentId: string): Promise<PosPaymentAnswer>;
 }
@@ -180,7 +185,16 @@ export class PosClient implements PosAdapter {
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
     const what = `${method} ${path}`;
     const timeoutMs = opts.timeoutMs ?? this.opts.timeoutMs;
-    const signal = AbortSignal.timeout(timeoutMs);
+    const deadline = callDeadline(timeoutMs);
+    try {
+      return await this.send(method, url, what, timeoutMs, deadline.signal, opts.body);
+    } finally {
+      deadline.done();
+    }
+  }
+
+  /** One call within `signal`'s limit: the request, its answer read within the cap, parsed as JSON. */
+  private async send(method: 'GET' | 'POST', url: URL, what: string, timeoutMs: number, signal: AbortSignal, requestBody: unknown): Promise<{ status: number; body: unknown }> {
     let res: Dispatcher.ResponseData;
     try {
       // The race keeps the whole-call limit whole while a TLS handshake stalls (rejectOnAbort).
@@ -190,9 +204,9 @@ export class PosClient implements PosAdapter {
         headers: {
           authorization: `Bearer ${this.type.apiKey}`,
           accept: 'application/json',
-          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(requestBody !== undefined ? { 'content-type': 'application/json' } : {}),
         },
-        body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+        body: requestBody !== undefined ? JSON.stringify(requestBody) : undefined,
         signal,
       });
       res = await Promise.race([pending, rejectOnAbort(signal)]);
@@ -304,8 +318,19 @@ export class PosClient implements PosAdapter {
   }
 
   async openOrderForTable(posVenueId: string, posTableId: string): Promise<PosOrder | null> {
-    const open = await this.listOrders(posVenueId, { status: 'open' });
-    return open.find((o) => o.status === 'open' && o.tables.includes(posTableId)) ?? null;
+    return (await this.openOrdersForTable(posVenueId, posTableId))[0] ?? null;
+  }
+
+  async openOrdersForTable(posVenueId: string, posTableId: string): Promise<PosOrder[]> {
+    const path = `/venue/${enc(posVenueId)}/orders`;
+    const res = await this.call('GET', path, { query: { status: 'open' } });
+    if (res.status !== 200) throw this.unexpected(`GET ${path}`, res.status, res.body);
+    const heads = check<PosOrderHead[]>(PosOrderHeads, res.body, `GET ${path}`);
+    const found: PosOrder[] = [];
+    heads.forEach((o, i) => {
+      if (o.status === 'open' && o.tables.includes(posTableId)) found.push(check<PosOrder>(PosOrder, o, `GET ${path} [${i}]`));
+    });
+    return found;
   }
 
   private paymentAnswer(what: string, status: number, body: unknown, allowed: number[]): PosPaymentAnswer {

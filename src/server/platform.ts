@@ -29,7 +29,7 @@ import { validatorCompiler } from './validation.ts';
 
 export interface PlatformDeps {
   config: Pick<Config, 'trustProxy' | 'publicBaseUrl'>;
-  db: Pick<Db, 'kysely' | 'pglite'>;
+  db: Pick<Db, 'kysely' | 'pglite' | 'pool'>;
   tls: TlsMaterial;
   log: Logger;
   authenticator: Authenticator;
@@ -123,7 +123,7 @@ export async function createPlatform(deps: PlatformDeps): Promise<FastifyInstanc
   await fastify.register(formbody, { bodyLimit: BODY_LIMIT });
   await registerOpenApi(fastify, { publicBaseUrl: config.publicBaseUrl, webhooks: deps.webhooks, guides: loadGuides(GUIDES_DIR) });
   const pglite = db.pglite as unknown as { Module?: { HEAPU8?: Uint8Array } } | undefined;
-  registerMetrics(fastify, { embeddedDbMemory: pglite ? () => pglite.Module?.HEAPU8?.length ?? null : undefined });
+  registerMetrics(fastify, { embeddedDbMemory: pglite ? () => pglite.Module?.HEAPU8?.length ?? null : undefined, db });
   registerAuth(fastify, { auth: deps.authenticator, limiter: deps.throttle });
   await fastify.register(healthRoutes, { db });
   return fastify;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
-import { endClaimedJobCte, type JobContext } from '../db/jobs.ts';
+import { endClaimedJobCte, notifyJobs, type JobContext } from '../db/jobs.ts';
 import type { EndpointRow } from './endpoints.repository.ts';
 
 // SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one
@@ -96,6 +96,53 @@ export async function missedEvents(ex: Executor, endpointId: string, since: Date
   return rows;
 }
 
+/** The new deliveries of one event (one per endpoint) and each one's first attempt job, as one statement writes them. */
+export interface NewDeliveries {
+  event: Pick<OutboxRow, 'id' | 'type' | 'created_at'>;
+  rows: Array<Pick<DeliveryRow, 'id' | 'endpoint_id' | 'webhook_id' | 'body'> & { jobId: string }>;
+  /** The first attempt's job kind and key (`deliverJobKey(id, 1)` is `<prefix><id>:1`). */
+  jobKind: string;
+  jobKeyPrefix: string;
+}
+
+/**
+ * Writes the deliveries of one event and their first attempts' jobs (with the wake-up NOTIFY) in one
+ * statement, whatever the number of endpoints: an endpoint that already has a delivery of the event
+ * gets nothing new. With `fence`, the same statement ends the fan-out job that claimed the event,
+ * and writes nothing unless it did (the claim was not taken over): the fan-out is then this one
+ * statement, atomic without a transaction of its own. Returns how many deliveries were created and
+ * whether the job was ended (always false without a fence).
+ */
+export async function insertDeliveries(
+  ex: Executor,
+  n: NewDeliveries,
+  now: Date,
+  fence: JobContext['fence'] | null,
+): Promise<{ created: number; jobEnded: boolean }> {
+  const col = <K extends keyof NewDeliveries['rows'][number]>(k: K) => n.rows.map((r) => r[k]);
+  const gate = fence ? sql`WHERE EXISTS (SELECT 1 FROM ended)` : sql``;
+  const query = sql<{ created: string; job_ended: boolean }>`
+    WITH ${fence ? sql`${endClaimedJobCte('ended', fence, sql`true`)},` : sql``}
+    u AS (SELECT * FROM unnest(${col('id')}::uuid[], ${col('endpoint_id')}::uuid[], ${col('webhook_id')}::text[], ${col('body')}::text[], ${col('jobId')}::uuid[])
+          AS u(id, endpoint_id, webhook_id, body, job_id)),
+    d AS (
+      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, next_attempt_at, event_at, created_at, updated_at)
+      SELECT u.id, u.endpoint_id, ${n.event.id}::uuid, u.webhook_id, ${n.event.type}::text, u.body, 'pending', ${now}::timestamptz,
+             ${n.event.created_at}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM u ${gate}
+      ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id),
+    j AS (
+      INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at)
+      SELECT u.job_id, ${n.jobKind}::text, ${n.jobKeyPrefix}::text || d.id::text || ':1', jsonb_build_object('deliveryId', d.id::text),
+             ${now}::timestamptz, ${now}::timestamptz
+      FROM d JOIN u ON u.id = d.id
+      ON CONFLICT (dedupe_key) DO NOTHING RETURNING kind)
+    SELECT (SELECT count(*) FROM d) AS created, ${notifyJobs('j')} AS notified,
+           ${fence ? sql`EXISTS (SELECT 1 FROM ended)` : sql`false`} AS job_ended`.compile(ex);
+  const r = (await ex.executeQuery(query)).rows[0]!;
+  return { created: Number(r.created), jobEnded: r.job_ended };
+}
+
 /** A new delivery, pending; null when the endpoint already has one of this event. */
 export async function insertDelivery(
   ex: Executor,
@@ -127,6 +174,36 @@ export async function findForSending(ex: Executor, id: string): Promise<{ d: Del
     ep: { id: d.endpoint_id, partner_id: e_partner_id, channel_id: e_channel_id, url: e_url, status: e_status, failing_since: e_failing_since, secret_sealed: e_secret_sealed,
       previous_secret_sealed: e_previous_secret_sealed, previous_secret_until: e_previous_secret_until },
   };
+}
+
+/**
+ * A successful attempt of a job's delivery in one statement: the attempt, the delivery succeeded,
+ * its endpoint no longer failing (when `healthy`, an event's delivery), and the job ended, fenced
+ * on its claim; nothing is written unless the job was ended (a claim taken over meanwhile writes
+ * nothing: the run that holds it records its own attempt). Returns whether it was.
+ */
+export async function recordSuccess(
+  ex: Executor,
+  attemptId: string,
+  a: AttemptRow,
+  healthy: boolean,
+  fence: JobContext['fence'],
+): Promise<boolean> {
+  const query = sql<{ job_ended: boolean }>`
+    WITH ${endClaimedJobCte('ended', fence, sql`true`)},
+    attempt AS (
+      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, response_code, error, duration_ms, at)
+      SELECT ${attemptId}::uuid, ${a.delivery_id}::uuid, ${a.endpoint_id}::uuid, ${a.attempt}::int, 'succeeded', ${a.response_code}::int,
+             ${a.error}::text, ${a.duration_ms}::int, ${a.at}::timestamptz
+      FROM ended RETURNING 1),
+    delivery AS (
+      UPDATE webhook_deliveries SET attempts = attempts + 1, status = 'succeeded', next_attempt_at = NULL, updated_at = ${a.at}::timestamptz
+      WHERE id = ${a.delivery_id}::uuid AND EXISTS (SELECT 1 FROM ended) RETURNING 1)
+    ${healthy ? sql`, healthy AS (
+      UPDATE webhook_endpoints SET failing_since = NULL
+      WHERE id = ${a.endpoint_id}::uuid AND failing_since IS NOT NULL AND EXISTS (SELECT 1 FROM ended) RETURNING 1)` : sql``}
+    SELECT EXISTS (SELECT 1 FROM ended) AS job_ended, (SELECT count(*) FROM attempt) + (SELECT count(*) FROM delivery) AS written`.compile(ex);
+  return (await ex.executeQuery(query)).rows[0]!.job_ended;
 }
 
 /** Counts an attempt and sets what follows it, in one statement. */

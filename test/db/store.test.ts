@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { openPostgres } from '../../src/db/db.ts';
+import { openStore } from '../../src/db/store.ts';
 import { acquireDirLock, DataDirLockedError } from '../../src/db/lock.ts';
 import { jsonOf, runCli, startServe } from '../helpers/cli.ts';
 import { createSchema, describePostgres, dropSchema, newSchemaName, postgresUrl, urlWithSchema } from '../helpers/db.ts';
@@ -30,6 +32,22 @@ describe('embedded data directory lock', () => {
   });
 });
 
+describe('embedded store settings', () => {
+  it('(issue 28) the service opens the embedded store with 32MB of shared buffers (PGlite\'s 128MB are resident once touched); an operator command with 16MB', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-settings-'));
+    const config = loadConfig({ TABLESIDE_DATA: dir });
+    for (const [opts, expected] of [[{}, '32MB'], [{ command: true }, '16MB']] as const) {
+      const store = await openStore(config, opts);
+      try {
+        expect(store.embedded).toBe(true);
+        expect((await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(store.db.kysely)).rows[0]!.shared_buffers).toBe(expected);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});
+
 describePostgres('PostgreSQL store', () => {
   const freshSchemaUrl = async () => {
     const schema = newSchemaName();
@@ -37,6 +55,20 @@ describePostgres('PostgreSQL store', () => {
     onTestFinished(() => dropSchema(schema));
     return { schema, url: urlWithSchema(postgresUrl()!, schema) };
   };
+
+  it('DATABASE_POOL_MAX bounds the connections one process opens to PostgreSQL (issue 29: pool size x replicas is the fleet\'s budget); a bad value is refused at start', async () => {
+    const { url } = await freshSchemaUrl();
+    const config = loadConfig({ DATABASE_URL: url, DATABASE_POOL_MAX: '3' });
+    expect(config.databasePoolMax).toBe(3);
+    const store = await openStore(config);
+    onTestFinished(() => store.close());
+    const pids = await Promise.all(Array.from({ length: 9 }, async () =>
+      (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(store.db.kysely)).rows[0]!.pid));
+    expect(new Set(pids).size).toBeLessThanOrEqual(3);
+    expect(new Set(pids).size).toBeGreaterThan(1);
+    expect(loadConfig({}).databasePoolMax).toBe(10);
+    expect(() => loadConfig({ DATABASE_POOL_MAX: '0' })).toThrow(/DATABASE_POOL_MAX/);
+  });
 
   it('[DES-047] [DES-049] `tableside migrate` on an empty PostgreSQL database applies the schema; again, it is a no-op', async () => {
     const { url } = await freshSchemaUrl();

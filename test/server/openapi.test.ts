@@ -198,7 +198,7 @@ describe('errors the platform sends match what the document declares', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const platform = await createPlatform({
       config: { trustProxy: false, publicBaseUrl: 'https://localhost' },
-      db: { kysely: undefined as never, pglite: undefined },
+      db: { kysely: undefined as never, pglite: undefined, pool: undefined as never },
       tls: testTls(),
       log: createLogger('silent'),
       authenticator: { authenticateKey: async () => ({ ok: false, failure: 'unknown' }), authenticateToken: async () => ({ ok: false, failure: 'unknown' }) },

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
 import { eventually } from '../helpers/eventually.ts';
@@ -36,6 +37,54 @@ describe('operations endpoints', () => {
     expect(res.headers['content-type']).toMatch(/text\/plain/);
     expect(res.text).toMatch(/tableside_http_requests_total\{method="GET",route="\/v1\/pat\/venues",status="200"\} \d+/);
     expect(res.text).toMatch(/tableside_http_request_duration_seconds_bucket\{le="0\.1",method="GET",route="\/v1\/pat\/venues",status="200"\}/);
+  });
+
+  it('[DES-009] GET /metrics shows this process\'s database connections and the fleet\'s job backlog by kind, due and leased (issue 29: what an operator watches)', async () => {
+    const db = app.service.store.db;
+    const hourAgo = new Date(Date.now() - 3600_000);
+    // A kind no process handles stays due; a leased one is running elsewhere.
+    await sql`INSERT INTO jobs (id, kind, payload, run_at, created_at) VALUES (gen_random_uuid(), 'metrics.test.due', '{}', ${hourAgo}, ${hourAgo}),
+      (gen_random_uuid(), 'metrics.test.due', '{}', now(), now())`.execute(db.kysely);
+    await sql`INSERT INTO jobs (id, kind, payload, run_at, locked_by, locked_until, created_at)
+      VALUES (gen_random_uuid(), 'metrics.test.leased', '{}', ${hourAgo}, 'another-replica', now() + interval '1 hour', ${hourAgo})`.execute(db.kysely);
+    const text = (await app.http.get('/metrics')).text;
+    expect(text).toMatch(/^tableside_jobs\{kind="metrics\.test\.due",state="due"\} 2$/m);
+    expect(text).toMatch(/^tableside_jobs\{kind="metrics\.test\.leased",state="leased"\} 1$/m);
+    expect(text).toMatch(/^tableside_jobs\{kind="metrics\.test\.leased",state="due"\} 0$/m);
+    const oldest = Number(/^tableside_jobs_oldest_due_seconds\{kind="metrics\.test\.due"\} ([\d.]+)$/m.exec(text)?.[1]);
+    expect(oldest).toBeGreaterThan(3590);
+    expect(oldest).toBeLessThan(3700);
+    expect(text).toMatch(/^tableside_jobs_backlog_readable 1$/m);
+    expect(text).toMatch(/^tableside_db_pool_connections\{state="total"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^tableside_db_pool_connections\{state="waiting"\} 0$/m);
+    await sql`DELETE FROM jobs WHERE kind LIKE 'metrics.test.%'`.execute(db.kysely);
+  });
+
+  it('[DES-009] /metrics still answers when the database does not: the job backlog is NaN and marked unreadable, never a stale count', async () => {
+    // PGlite has one session: while a transaction holds it, the scrape's query waits; the scrape
+    // must not wait with it.
+    const db = app.service.store.db;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const tx = db.kysely.transaction().execute(async (t) => {
+      await sql`SELECT 1`.execute(t);
+      entered();
+      await held;
+    });
+    await inside;
+    try {
+      const res = await app.http.get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/^tableside_jobs_backlog_readable 0$/m);
+      // prom-client writes "Nan"; Prometheus parses NaN in any case.
+      expect(res.text).toMatch(/^tableside_jobs\{kind="all",state="due"\} nan$/im);
+      expect(res.text).toMatch(/^tableside_http_requests_total\{/m);
+    } finally {
+      release();
+      await tx;
+    }
   });
 
   it('GET /metrics shows the embedded database\'s WebAssembly memory (issue 15: what holds an embedded server\'s memory)', async () => {
