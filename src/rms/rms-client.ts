@@ -274,7 +274,9 @@ export class RmsClients {
       connect: {
         timeout: Math.min(2000, this.opts.timeoutMs),
         lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
-        // One context for every connection (src/lib/tls.ts: a `ca` here built one per connection).
+        // The trust store is parsed once per set of CAs in the process (src/lib/tls.ts), not once per
+        // connection: given `ca`, every tls.connect parses the ~140 root certificates again (15-140 ms
+        // of the event loop each, measured; an RMS that hangs costs a new connection per lookup, issue 28).
         ...(this.extraCa.length > 0 ? { secureContext: trustingContext(...this.extraCa) } : {}),
       },
       headersTimeout: this.opts.timeoutMs,
