@@ -16,7 +16,7 @@
 //
 // Options: BENCH_LOOKUPS (400: healthy requests of each kind), BENCH_HANG_LOOKUPS (96),
 // BENCH_ROUNDS (2: the healthy pairs alternate this many times; figures are the medians of the rounds'
-// p50 and p99), BENCH_PROFILE=1 (the service writes a CPU profile to BENCH_PROFILE_DIR on exit).
+// p50 and p99), BENCH_PARTS (healthy,snapshot), BENCH_PROFILE=1 (the service writes a CPU profile to BENCH_PROFILE_DIR on exit).
 // Everything lives in a fresh schema, dropped at the end; every child is in its own process group,
 // killed at the end, on failure, and on SIGINT/SIGTERM.
 
@@ -37,6 +37,7 @@ const BASE_URL = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || '
 const LOOKUPS = Number(process.env.BENCH_LOOKUPS ?? 400);
 const HANG_LOOKUPS = Number(process.env.BENCH_HANG_LOOKUPS ?? 96);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const PARTS = (process.env.BENCH_PARTS ?? 'healthy,snapshot').split(',');
 
 interface Stats { p50: number; p99: number; max: number; rps: number }
 
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
     const data = tmp('serve');
     const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? tmpdir()}`] : [];
     const serveStarted = await start([...profile, join(ROOT, 'bin/tableside.mjs'), 'serve'], {
-      DATABASE_URL: url, TABLESIDE_DATA: data, PORT: '0', ALLOW_PRIVATE_TARGETS: '1', NODE_EXTRA_CA_CERTS: sim.caFile, AUTH_FAILURE_LIMIT_PER_MIN: '100000',
+      DATABASE_URL: url, TABLESIDE_DATA: data, PORT: '0', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: process.env.BENCH_SERVE_LOG_LEVEL ?? 'warn', NODE_EXTRA_CA_CERTS: sim.caFile, AUTH_FAILURE_LIMIT_PER_MIN: '100000',
     }, /Tableside listening on https:\/\//, 'stderr');
     const serveUrl = /(https:\/\/[^\s]+:\d+)/.exec(serveStarted.line)![1]!;
     const bareStarted = await start([join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'bench/lib/baseline-server.ts'), join(data, 'tls.crt'), join(data, 'tls.key')], {}, /^https:\/\//);
@@ -211,6 +212,8 @@ async function main(): Promise<void> {
     };
 
     // ---- healthy RMS: alternate the pairs to share the noise ----
+    if (PARTS.includes('healthy')) await healthy();
+    async function healthy() {
     await closedLoop(100, 4, bareV3);
     await closedLoop(100, 4, v3);
     await closedLoop(100, 16, bareBc);
@@ -236,6 +239,8 @@ async function main(): Promise<void> {
     record(multipleRow('/v3/BatchAvailabilityLookup, 50 slot times, RMS healthy, 4 in flight, p50', med('v3').p50, med('bareV3').p50, 'bare RMS calls p50', 2));
     record(multipleRow('/v3/BatchAvailabilityLookup, 50 slot times, RMS healthy, 4 in flight, p99', med('v3').p99, med('bareV3').p99, 'bare RMS calls p99', 2));
     record(multipleRow('/v1/bc availability, live, 16 in flight, p50', med('bc').p50, med('bareBc').p50, 'bare RMS call p50', 1.5));
+    }
+    if (!PARTS.includes('snapshot')) return;
 
     // ---- RMS hanging: the snapshot answers once the live call's 1 s is spent ----
     const records = dates.map((d) => ({

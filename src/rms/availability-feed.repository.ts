@@ -35,18 +35,20 @@ const STAGING_COLUMNS = ['partner_id', 'nonce', 'shard_number', 'rms_venue_id', 
  * a batch at a time, with a turn of the event loop between batches, so a shard of tens of thousands
  * of records neither blocks other requests nor sits in memory twice as text.
  */
-export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: readonly FeedRecord[], batch: number): Promise<void> {
-  if (records.length === 0) return;
+export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: Iterable<FeedRecord>, batch: number): Promise<void> {
   const prefix = `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
   async function* lines() {
-    for (let i = 0; i < records.length; i += batch) {
-      let text = '';
-      for (const r of records.slice(i, i + batch)) {
-        text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+    let text = '';
+    let n = 0;
+    for (const r of records) {
+      text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+      if (++n % batch === 0) {
+        yield text;
+        text = '';
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      yield text;
-      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    if (text !== '') yield text;
   }
   await copy('rms_feed_staging', STAGING_COLUMNS, lines());
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
@@ -272,11 +272,15 @@ export class RmsClients {
     if (known?.key === key) return known.client;
     if (known) void known.agent.close().catch(() => undefined);
     const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
+    // The trust store is parsed once per pool, not once per connection: given `ca`, every
+    // tls.connect parses the ~140 root certificates again (15-140 ms of the event loop each, measured;
+    // an RMS that hangs costs a new connection per lookup, issue 28).
+    const secureContext = this.extraCa.length > 0 ? createSecureContext({ ca: [...rootCertificates, ...fromEnv, ...this.extraCa] }) : undefined;
     const agent = new Agent({
       connect: {
         timeout: Math.min(2000, this.opts.timeoutMs),
         lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
-        ...(this.extraCa.length > 0 ? { ca: [...rootCertificates, ...fromEnv, ...this.extraCa] } : {}),
+        ...(secureContext ? { secureContext } : {}),
       },
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
