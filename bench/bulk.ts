@@ -94,7 +94,11 @@ const mib = (kb: number) => kb / 1024;
 const procStatus = (pid: number, field: 'VmHWM' | 'VmRSS') => mib(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN));
 /** Resets the peak (writing 5 to clear_refs, Linux 4.0+), so the next reading covers one run. */
 const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const spread = (xs: number[], unit: string) => xs.map((x) => `${x.toFixed(2)}${unit}`).join(', ');
 
 function timesRow(scenario: string, value: number, base: number, baseLabel: string, times: number): ResultRow {

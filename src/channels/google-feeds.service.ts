@@ -22,8 +22,8 @@ import {
 // Both stream: the export holds one venue's records and one shard at a time, and the HTTP feed one
 // venue's records, written as the client reads (DESIGN 8.8e), so 200 venues x 30 days x 10 party
 // sizes never sit in memory together. The export reads the snapshots twice because every shard's
-// metadata carries total_shards: first PostgreSQL counts each venue's records (reading them into the
-// process only to count them was half the export's time), then they are written; a snapshot replaced in between is detected
+// metadata carries total_shards: first PostgreSQL counts each venue's records (before, every slot was read
+// into the process twice, once only to be counted), then they are written; a snapshot replaced in between is detected
 // by its nonce and the export says so rather than write an inconsistent set. The HTTP feed is one
 // shard, so one pass.
 
