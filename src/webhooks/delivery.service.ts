@@ -6,6 +6,7 @@ import { scheduleJob, type JobContext, type JobDefinition } from '../db/jobs.ts'
 import { emit, OUTBOX_EVENT_JOB } from '../db/outbox.ts';
 import type { Sealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
+import { coalesced } from '../lib/coalesced.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { checkOutboundUrl } from '../lib/outbound-url.ts';
 import * as repo from './deliveries.repository.ts';
@@ -172,6 +173,12 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     await scheduleJob(tx, { kind: DELIVER_JOB, runAt: verdict.at, payload: { deliveryId: d.id }, dedupeKey: deliverJobKey(d.id, attempt + 1) }, now);
   }
 
+  // The jobs a runner claims together start in one turn of the event loop and read their
+  // deliveries in one statement; successes whose answers arrive in one turn are recorded in one
+  // statement, each fenced on its own job's claim (issue 28: a statement per batch, not per job).
+  const findForSending = coalesced((ids: string[]) => repo.findManyForSending(ex, ids));
+  const recordSuccess = coalesced((all: repo.Success[]) => repo.recordSuccesses(ex, all));
+
   const fanOut: JobDefinition<{ eventId: string }> = {
     async run(job, ctx) {
       // Nothing to write (no such event, or nobody receives it): the read itself ended the job,
@@ -191,17 +198,18 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
 
   const deliver: JobDefinition<{ deliveryId: string }> = {
     async run(job, ctx) {
-      const found = await repo.findForSending(ex, job.payload.deliveryId);
+      const found = await findForSending(job.payload.deliveryId);
       // Gone (its endpoint deleted), settled meanwhile, or its endpoint disabled: nothing to send.
       if (!found || found.d.status !== 'pending' || found.ep.status !== 'enabled') return;
       const { d, ep } = found;
       const result = await send(ep, d);
       if (verdictOf(result, d.attempts + 1, clock.now(), random).kind === 'succeeded') {
         // The common case, in one statement instead of a transaction of four: the attempt, the
-        // delivery settled, the endpoint healthy again and the job ended, fenced on the claim.
-        const at = clock.now();
-        const attempt = { delivery_id: d.id, endpoint_id: ep.id, attempt: d.attempts + 1, status: 'succeeded' as const, response_code: result.status, error: null, duration_ms: result.durationMs, at };
-        if (await repo.recordSuccess(ex, uuidv7(), attempt, d.event_id !== null && ep.failing_since !== null, ctx.fence)) ctx.finished();
+        // delivery settled, the endpoint healthy again and the job ended, fenced on the claim
+        // (with the other successes of the same turn).
+        const attempt = { delivery_id: d.id, endpoint_id: ep.id, attempt: d.attempts + 1, status: 'succeeded' as const, response_code: result.status, error: null,
+          duration_ms: result.durationMs, at: clock.now() };
+        if (await recordSuccess({ attemptId: uuidv7(), attempt, healthy: d.event_id !== null && ep.failing_since !== null, fence: ctx.fence })) ctx.finished();
         return;
       }
       await ctx.transaction((tx) => record(tx, ep, d, result));

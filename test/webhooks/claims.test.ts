@@ -77,6 +77,41 @@ describeEachStore('webhook delivery: fenced single-statement writes', (store) =>
     }
   });
 
+  it('[BKG-38] successes recorded together are fenced each on its own claim: of three deliveries sent at once, the one taken over records nothing, the two others their attempt', async () => {
+    const eps = [await w.endpoint(a, ['order.closed'], '/batch-1'), await w.endpoint(a, ['order.closed'], '/batch-2'), await w.endpoint(a, ['order.closed'], '/batch-3')];
+    const db = w.app.db;
+    const real = createSender({ allowPrivate: true });
+    const sender: Sender = {
+      async post(url, headers, body) {
+        if (url.endsWith('/batch-2')) {
+          await sql`UPDATE jobs SET locked_by = 'another-process'
+                    WHERE payload->>'deliveryId' = (SELECT id::text FROM webhook_deliveries WHERE webhook_id = ${headers['webhook-id']!})`.execute(db.kysely);
+        }
+        return real.post(url, headers, body);
+      },
+      close: () => real.close(),
+    };
+    const log = createLogger('silent');
+    const delivery = createWebhookDelivery({
+      db, clock: w.clock, log, sender, allowPrivateTargets: true,
+      sealer: createSealer({ db, clock: w.clock, secretsKey: null, setting: SIGNING_SECRETS_KEY_SETTING }),
+    });
+    const runner = new JobRunner({ db, clock: w.clock, log });
+    for (const [kind, definition] of Object.entries(delivery.jobs())) runner.register(kind, definition);
+    await w.emitEvent({ venueId: venue }, 'order.closed', 'order-batch');
+    try {
+      await runner.runDue();
+      for (const path of ['/batch-1', '/batch-2', '/batch-3']) expect(w.receiver.on(path)).toHaveLength(1);
+      const { rows } = await sql<{ endpoint_id: string; status: string; logged: string }>`
+        SELECT d.endpoint_id, d.status, (SELECT count(*) FROM webhook_attempts t WHERE t.delivery_id = d.id)::text AS logged
+        FROM webhook_deliveries d WHERE d.endpoint_id = ANY(${eps.map((e) => e.id)}::uuid[])`.execute(db.kysely);
+      const byEndpoint = Object.fromEntries(rows.map((r) => [r.endpoint_id, [r.status, r.logged]]));
+      expect(eps.map((e) => byEndpoint[e.id])).toEqual([['succeeded', '1'], ['pending', '0'], ['succeeded', '1']]);
+    } finally {
+      await real.close();
+    }
+  });
+
   it('[BKG-38] a fan-out written under a claim taken over writes no delivery and ends no job; under its own claim it writes every delivery, their jobs, and ends the fan-out job, in one statement', async () => {
     const eps = [await w.endpoint(a, ['order.closed'], '/fan-1'), await w.endpoint(a, ['order.closed'], '/fan-2')];
     const db = w.app.db;
