@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { createAnalyticsOrdersService } from '../analytics/orders.service.ts';
 import { createAnalyticsVenuesService } from '../analytics/venues.service.ts';
 import { createAuthService, type AuthService } from '../auth/auth.service.ts';
-import { createCredentialCache } from '../auth/credential-cache.ts';
+import { createCredentialCache, type CredentialCache } from '../auth/credential-cache.ts';
 import type { Config } from '../config.ts';
 import { createAreasService } from '../content/areas.service.ts';
 import { createBrandsService } from '../content/brands.service.ts';
@@ -64,9 +64,9 @@ export function buildServices(deps: ServiceDeps) {
   const payAtTable = buildPayAtTable(deps, { auth: access.auth, ...mirror });
   const seated = buildSeatedReservations(deps, { ...mirror, onboarding: payAtTable.onboarding });
   const analytics = buildAnalytics(deps);
-  const reservations = buildReservations(deps);
+  const reservations = buildReservations(deps, access.credentialCache);
   const { webhookDelivery, webhookEndpoints } = buildWebhooks(deps);
-  const bookingChannels = buildBookingChannels(deps, reservations);
+  const bookingChannels = buildBookingChannels(deps, reservations, access.credentialCache);
 
   /** Every durable job kind and its handler; registered on the process's JobRunner. */
   const jobs: Record<string, JobDefinition<any>> = {
@@ -155,9 +155,10 @@ function buildAnalytics({ db }: ServiceDeps) {
 }
 
 /** Reservations, RMS side (DESIGN 8.1-8.3b). */
-function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps) {
+function buildReservations({ config, db, clock, log, rmsClients }: ServiceDeps, credentials: CredentialCache) {
+  // The partner's endpoint is kept under the credential cache's lease and epoch (a rotation waits for every process).
   const bookingServices = createBookingServicesService({
-    db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey,
+    db, clock, log, clients: rmsClients, allowPrivateTargets: config.allowPrivateTargets, secretsKey: config.secretsKey, credentials,
   });
   const bookings = createBookingsService({ db, clock, log, bookingServices, rmsTimeoutMs: config.rmsTimeoutMs, secretsKey: config.secretsKey });
   const notices = createNoticesService({ db, clock, log, bookings });
@@ -176,8 +177,13 @@ function buildWebhooks({ config, db, clock, log }: ServiceDeps) {
 }
 
 /** Booking channels (DESIGN 8.4): their credentials, the /v1/bc channel API, Google v3, feeds. */
-function buildBookingChannels({ config, db, clock, log }: ServiceDeps, { bookings, availability, feed }: ReturnType<typeof buildReservations>) {
-  const channelAccess = createChannelAccessService({ db, clock });
+function buildBookingChannels(
+  { config, db, clock, log }: ServiceDeps,
+  { bookings, availability, feed }: ReturnType<typeof buildReservations>,
+  credentials: CredentialCache,
+) {
+  // Channels' credentials are kept like partners' (a revoke waits for every process).
+  const channelAccess = createChannelAccessService({ db, clock, credentials });
   const channelApi = createChannelApiService({ db, clock, bookings, availability });
   // A booking made through a channel: each recorded change reaches that channel's endpoints (8.7a).
   bookings.onChange(channelWebhookListener());

@@ -21,7 +21,12 @@ import { uuidv7 } from '../lib/ids.ts';
 //     process has learned it (and dropped its entries) or its lease has run out.
 // A process that cannot reach the database stops serving from memory when its lease ends.
 
-export type CredentialKind = 'token' | 'key';
+/**
+ * What a holder keeps: partners' tokens and keys; booking channels' API keys and Basic usernames
+ * (channels/access.service.ts); RMS partners' booking-services connections (rms/booking-services.service.ts).
+ * Each is invalidated by the same epoch: its tables bump it by trigger (migrations 016, 025).
+ */
+export type CredentialKind = 'token' | 'key' | 'channel-key' | 'channel-basic' | 'rms-connection';
 
 /** A credential row as the lookup returns it, with the epoch it was read at. */
 export interface Epoched {

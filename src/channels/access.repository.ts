@@ -25,9 +25,15 @@ export async function insertCredential(
             VALUES (${row.id}, ${row.channelId}, ${row.kind}, ${row.username}, ${row.secretHash}, ${now})`.execute(ex);
 }
 
-export interface CredentialRow extends ChannelIdentity { kind: 'api_key' | 'basic'; secret_hash: string; revoked_at: Date | null }
+export interface CredentialRow extends ChannelIdentity {
+  kind: 'api_key' | 'basic';
+  secret_hash: string;
+  revoked_at: Date | null;
+  /** The credential epoch the row was read at, in the same statement (auth/credential-cache.ts). */
+  auth_epoch: string;
+}
 
-const CREDENTIAL = sql`SELECT c.id, c.name, c.protocol, k.kind, k.secret_hash, k.revoked_at
+const CREDENTIAL = sql`SELECT c.id, c.name, c.protocol, k.kind, k.secret_hash, k.revoked_at, (SELECT epoch FROM auth_epoch) AS auth_epoch
   FROM channel_credentials k JOIN booking_channels c ON c.id = k.channel_id`;
 
 export async function findByKeyHash(ex: Executor, hash: string): Promise<CredentialRow | null> {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { awaitEpoch, currentEpoch, type CredentialCache } from '../auth/credential-cache.ts';
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
@@ -13,6 +14,11 @@ export type { ChannelIdentity, ChannelProtocol };
 // `google-v3` channel a Basic username and password for /v3 and its feeds. Shown once, stored as
 // SHA-256 hashes (256 bits of entropy, so an unsalted hash is safe), compared in constant time,
 // revoked with `tableside key revoke --key <apiKey|password>`.
+//
+// A process keeps the credential rows it has read in the partners' credential cache (issue 28: a
+// /v3 lookup began with this round trip): under its lease, dropped at every epoch, which a revoke or
+// a change of a channel's name or protocol bumps by trigger (migration 025). A revoke returns once
+// every live holder has acknowledged it, so it is refused on every process from then on.
 
 export const PROTOCOLS: readonly ChannelProtocol[] = ['tableside', 'google-v3'];
 const KEY_PREFIX = 'tbc_';
@@ -38,7 +44,16 @@ export function basicCredentials(header: string | undefined): { username: string
   return colon < 0 ? null : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-export function createChannelAccessService({ db, clock }: { db: Pick<Db, 'kysely'>; clock: Clock }) {
+const UNCACHED: Pick<CredentialCache, 'lookup'> = { lookup: (_kind, _hash, load) => load() };
+
+export interface ChannelAccessDeps {
+  db: Pick<Db, 'kysely'>;
+  clock: Clock;
+  /** Where checked credentials are kept between requests (none: every request reads its credential). */
+  credentials?: Pick<CredentialCache, 'lookup'>;
+}
+
+export function createChannelAccessService({ db, clock, credentials = UNCACHED }: ChannelAccessDeps) {
   const outcome = (row: repo.CredentialRow | null, ok: boolean): ChannelAuthOutcome => {
     if (!row || !ok) return { ok: false, failure: 'unknown' };
     if (row.revoked_at) return { ok: false, failure: 'revoked' };
@@ -68,21 +83,27 @@ export function createChannelAccessService({ db, clock }: { db: Pick<Db, 'kysely
 
     async authenticateKey(key: string): Promise<ChannelAuthOutcome> {
       if (!key.startsWith(KEY_PREFIX)) return { ok: false, failure: 'malformed' };
-      return outcome(await repo.findByKeyHash(db.kysely, hashSecret(key)), true);
+      const hash = hashSecret(key);
+      return outcome(await credentials.lookup('channel-key', hash, () => repo.findByKeyHash(db.kysely, hash)), true);
     },
 
     async authenticateBasic(username: string, password: string): Promise<ChannelAuthOutcome> {
       // Only a name of the form issued is looked up: a decoded header may hold anything, a NUL
       // included, which the database refuses (ERR-06); such a name is a failed authentication.
       if (!ISSUED_USERNAME.test(username)) return { ok: false, failure: 'malformed' };
-      const row = await repo.findByUsername(db.kysely, username);
+      // Cached by username; the password is compared on every request.
+      const row = await credentials.lookup('channel-basic', username, () => repo.findByUsername(db.kysely, username));
       // Compared even for an unknown user, so timing does not tell which usernames exist.
       const ok = secretMatches(password, row?.secret_hash ?? '0'.repeat(64));
       return outcome(row, ok);
     },
 
+    /** Returns once no process can accept the credential from memory (auth/credential-cache.ts). */
     async revoke(secretValue: string): Promise<void> {
-      if (!(await repo.revokeByHash(db.kysely, hashSecret(secretValue), clock.now()))) throw notFound('No such active channel credential.');
+      const epoch = await db.kysely.transaction().execute(async (tx) =>
+        ((await repo.revokeByHash(tx, hashSecret(secretValue), clock.now())) ? currentEpoch(tx) : null));
+      if (epoch === null) throw notFound('No such active channel credential.');
+      await awaitEpoch(db.kysely, epoch);
     },
 
     find: (channelId: string) => repo.findChannel(db.kysely, channelId),

@@ -81,7 +81,7 @@ export interface ChannelApiDeps {
   db: Pick<Db, 'kysely'>;
   clock: Clock;
   bookings: Pick<BookingsService, 'create' | 'get' | 'change' | 'cancel'>;
-  availability: Pick<AvailabilityService, 'forVenue'>;
+  availability: Pick<AvailabilityService, 'forRmsVenue'>;
 }
 
 export function createChannelApiService({ db, clock, bookings, availability }: ChannelApiDeps) {
@@ -103,7 +103,7 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
    * cannot take one); when the RMS cannot say now, the create goes on and the RMS decides.
    */
   async function needsDeposit(venue: BookableVenue, start: Date, partySize: number): Promise<boolean> {
-    const a = await availability.forVenue(venue.id, localDateText(start, venue.timezone ?? 'UTC'), partySize).catch(() => null);
+    const a = await availability.forRmsVenue(venue, localDateText(start, venue.timezone ?? 'UTC'), partySize).catch(() => null);
     return !!a?.slots.some((s) => s.start.getTime() === start.getTime() && s.deposit);
   }
 
@@ -119,7 +119,8 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
 
     async availability(channel: ChannelIdentity, venueId: string, date: string, partySize: number) {
       const venue = await linkedVenue(channel, venueId);
-      const a = await availability.forVenue(venue.id, date, partySize).catch(rethrow);
+      // The venue just read with its link carries its RMS: the RMS is asked next, nothing read in between.
+      const a = await availability.forRmsVenue(venue, date, partySize).catch(rethrow);
       // A venue without a currency cannot take a deposit (its amount could be stated in no currency):
       // its slots that need one are not offered, never shown in a guessed currency.
       const slots = bookableSlots(a.slots, clock.now(), venue.minAdvanceBooking).filter((s) => offerable(s, venue.currency));

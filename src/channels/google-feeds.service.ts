@@ -11,7 +11,7 @@ import { rmsOf } from '../rms/venues.service.ts';
 import { findChannel, type ChannelIdentity } from './access.repository.ts';
 import { allLinkedVenues, type FeedVenueRow } from './channel-api.repository.ts';
 import {
-  availabilityDocument, availabilityFrame, availabilityOf, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, recordsText, shardName,
+  availabilityDocument, availabilityFrame, availabilityOf, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, partySizesOf, recordsText, shardName,
   type AvailabilityRecord, type FeedFile, type FeedKind, type VenueRecords,
 } from './google-feeds.fns.ts';
 
@@ -21,15 +21,16 @@ import {
 //
 // Both stream: the export holds one venue's records and one shard at a time, and the HTTP feed one
 // venue's records, written as the client reads (DESIGN 8.8e), so 200 venues x 30 days x 10 party
-// sizes never sit in memory together. The export reads the snapshots twice (count, then write)
-// because every shard's metadata carries total_shards; a snapshot replaced in between is detected
+// sizes never sit in memory together. The export reads the snapshots twice because every shard's
+// metadata carries total_shards: first PostgreSQL counts each venue's records (before, every slot was read
+// into the process twice, once only to be counted), then they are written; a snapshot replaced in between is detected
 // by its nonce and the export says so rather than write an inconsistent set. The HTTP feed is one
 // shard, so one pass.
 
 /** Records per piece of the streamed feed: small enough for backpressure to act, large enough to be cheap. */
 const RECORDS_PER_PIECE = 500;
 
-export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>; clock: Clock; feed: Pick<FeedService, 'snapshotVenue'> }) {
+export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>; clock: Clock; feed: Pick<FeedService, 'snapshotVenue' | 'snapshotVenueCount'> }) {
   async function googleChannel(channelId: string): Promise<ChannelIdentity> {
     const channel = /^[0-9a-f-]{36}$/i.test(channelId) ? await findChannel(db.kysely, channelId) : null;
     if (!channel) throw notFound(`No channel ${channelId}.`);
@@ -37,14 +38,28 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
     return channel;
   }
 
+  /** The venue-local dates a feed generated at `now` reads of a venue's snapshot. */
+  function datesOf(v: FeedVenueRow, now: Date) {
+    const tz = v.timezone ?? 'UTC';
+    return { from: localDateText(new Date(now.getTime() - 86_400_000), tz), to: localDateText(new Date(now.getTime() + (HORIZON_DAYS + 1) * 86_400_000), tz) };
+  }
+
   async function recordsOf(v: FeedVenueRow, now: Date): Promise<{ nonce: string | null; input: VenueRecords }> {
     const rms = rmsOf(v);
     if (!rms) return { nonce: null, input: { venue: v, records: [] } };
-    const tz = v.timezone ?? 'UTC';
-    const from = localDateText(new Date(now.getTime() - 86_400_000), tz);
-    const to = localDateText(new Date(now.getTime() + (HORIZON_DAYS + 1) * 86_400_000), tz);
+    const { from, to } = datesOf(v, now);
     const snap = await feed.snapshotVenue(rms.partnerId, rms.rmsVenueId, from, to);
     return { nonce: snap?.nonce ?? null, input: { venue: v, records: snap?.records ?? [] } };
+  }
+
+  /** How many records `availabilityOf(recordsOf(v))` makes, counted by the database (the export's first pass). */
+  async function countOf(v: FeedVenueRow, now: Date): Promise<{ nonce: string | null; records: number }> {
+    const rms = rmsOf(v);
+    if (!rms) return { nonce: null, records: 0 };
+    const { from, to } = datesOf(v, now);
+    const { from: fromSec, to: toSec } = horizonOf(now);
+    const counted = await feed.snapshotVenueCount(rms.partnerId, rms.rmsVenueId, from, to, { maxPartySize: partySizesOf(v), fromSec, toSec });
+    return { nonce: counted?.nonce ?? null, records: counted?.records ?? 0 };
   }
 
   /** The unsharded availability feed's JSON, a venue's records at a time. */
@@ -75,9 +90,9 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
       const seen = new Map<string, string | null>();
       let total = 0;
       for (const v of venues) {
-        const { nonce: snap, input } = await recordsOf(v, now);
-        seen.set(v.id, snap);
-        total += availabilityOf(input, from, to).length;
+        const counted = await countOf(v, now);
+        seen.set(v.id, counted.nonce);
+        total += counted.records;
       }
       const shards = Math.max(1, Math.ceil(total / shardSize));
 

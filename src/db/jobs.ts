@@ -232,6 +232,7 @@ export class JobRunner {
    * job (a webhook endpoint that takes its whole 15 s) never holds back the jobs behind it.
    */
   private async startDue(max: number): Promise<void> {
+    const batchRoom = Math.min(this.opts.batchSize ?? 10, Math.ceil(max / 4));
     for (;;) {
       const room = Math.min(max - this.inFlight.size, this.opts.batchSize ?? 10);
       if (room <= 0) return;
@@ -241,7 +242,11 @@ export class JobRunner {
           .catch((err) => this.opts.log.error({ err, jobId: row.id }, 'job bookkeeping failed'))
           .finally(() => {
           this.inFlight.delete(running);
-          this.wake?.();
+          // Claim in batches: a job ending wakes the loop only once a batch's worth of slots is
+          // free (or none is busy), not for each slot, so a backlog costs one claim per batch
+          // rather than one per job (issue 28). A new job's NOTIFY and the poll timer still wake
+          // it whatever the room, so a job due now waits for no batch when there is room.
+          if (max - this.inFlight.size >= batchRoom || this.inFlight.size === 0 || !this.running) this.wake?.();
         });
         this.inFlight.add(running);
       }

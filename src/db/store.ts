@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { openEmbedded, openPostgres, type Db } from './db.ts';
 import { acquireDirLock } from './lock.ts';
 import { migrate, type MigrateResult } from './migrate.ts';
+import { seedFromTemplate } from './template.ts';
 
 // Opens the store the configuration selects (DES-049): PostgreSQL when DATABASE_URL is set,
 // otherwise the embedded PGlite in TABLESIDE_DATA, taken under the data directory's PID lock.
@@ -23,6 +24,13 @@ export const embeddedDbDir = (dataDir: string) => join(dataDir, 'pgdata');
  * 128MB of shared buffers, zeroed at every start (about half a second of CPU), buy it nothing.
  */
 const COMMAND_SETTINGS = { shared_buffers: '16MB' };
+/**
+ * The service on the embedded store (a sandbox, a newcomer's machine, the tests): 32MB of shared
+ * buffers, not PGlite's 128MB, which are resident in the process once touched. Measured (issue 28,
+ * bench/README.md): the idle service on a data directory already there, 593 -> 486 MiB RSS; the
+ * embedded store's data is small, so its pages still fit.
+ */
+const SERVICE_SETTINGS = { shared_buffers: '32MB' };
 
 export async function openStore(config: Config, opts: { migrate?: boolean; command?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl) {
@@ -39,7 +47,9 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
   const lock = acquireDirLock(config.dataDir);
   let db: Db;
   try {
-    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), ...(opts.command ? { settings: COMMAND_SETTINGS } : {}) });
+    // A new data directory starts as a copy of the migrated template made at install (template.ts).
+    seedFromTemplate(embeddedDbDir(config.dataDir));
+    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), settings: opts.command ? COMMAND_SETTINGS : SERVICE_SETTINGS });
   } catch (err) {
     lock.release();
     throw err;

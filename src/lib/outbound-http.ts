@@ -16,6 +16,19 @@ export function rejectOnAbort(signal: AbortSignal): Promise<never> {
   });
 }
 
+/**
+ * A whole-call time limit whose timer is stopped once the call is done (`done`). AbortSignal.timeout
+ * keeps its timer to the end whatever happens: a profile of the live bill under load (issue 28)
+ * showed every finished call's timer firing seconds later, dispatching the abort and building a
+ * DOMException with its stack trace, about 2% of the service's time. The reason is the same
+ * TimeoutError DOMException AbortSignal.timeout gives, so `transportFailure` reads it the same way.
+ */
+export function callDeadline(ms: number): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  return { signal: controller.signal, done: () => clearTimeout(timer) };
+}
+
 /** Why a call got no answer: a time limit passed, or the peer could not be reached. */
 export type TransportFailure =
   /** `connecting`: the connect limit passed; otherwise the whole-call, headers or body limit. */

@@ -45,9 +45,8 @@ export function createOrdersService({ db, clock, log }: OrdersServiceDeps) {
      * (a live bill was four statements, issue 28); the caller's own read of its checks stands.
      */
     async liveOpenOrderForTable(cv: ConnectedVenue, posTableId: string, known: KnownOrder | null = null): Promise<{ order: KnownOrder; asKnown: boolean } | null> {
-      const open = await cv.pos.listOrders(cv.connection.pos_venue_id, { status: 'open' });
+      const open = await cv.pos.openOrdersForTable(cv.connection.pos_venue_id, posTableId);
       for (const order of open) {
-        if (order.status !== 'open' || !order.tables.includes(posTableId)) continue;
         if (known && known.pos_order_id === order.id) {
           // fromPosOrder also refuses a malformed order, as store() would.
           const view = fromPosOrder(order, cv.venue.currency);

@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
-import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
+import { callDeadline, MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
+import { trustingContext } from '../lib/tls.ts';
 import type { PosType } from './pos-types.ts';
 import {
-  CreatedOrder, PosOrder, PosPaymentState, PosOrders, PosTables, UnknownSkus,
-  type PosTable,
+  CreatedOrder, PosOrder, PosOrderHeads, PosPaymentState, PosOrders, PosTables, UnknownSkus,
+  type PosOrderHead, type PosTable,
 } from './pos.schemas.ts';
 
 // The service's client of the POS partner contract (spec 4.6) and its payment extension (DESIGN
@@ -97,6 +96,11 @@ export interface PosAdapter {
   getOrder(posVenueId: string, posOrderId: string): Promise<PosOrder | null>;
   /** The open order whose tables include the table (DESIGN 6.2), or null. */
   openOrderForTable(posVenueId: string, posTableId: string): Promise<PosOrder | null>;
+  /**
+   * Every open order whose tables include the table, in the POS's order. Only those are checked in
+   * full (PosOrder); of the others only the id, status and tables (PosOrderHead).
+   */
+  openOrdersForTable(posVenueId: string, posTableId: string): Promise<PosOrder[]>;
   forwardPayment(posVenueId: string, posOrderId: string, input: ForwardPaymentInput): Promise<PosPaymentAnswer>;
   paymentStatus(posVenueId: string, posOrderId: string, paymentId: string): Promise<PosPaymentAnswer>;
 }
@@ -116,13 +120,6 @@ function check<T>(schema: TSchema, value: unknown, what: string): T {
     throw new PosError('bad_shape', `${what}: ${field === 'body' ? 'the answer' : field} ${list[0]}`);
   }
   return value as T;
-}
-
-/** Node's default trust plus NODE_EXTRA_CA_CERTS plus a POS type's own CA (undici's `ca` replaces the defaults). */
-function trustFor(extra: string | undefined): string[] | undefined {
-  if (!extra) return undefined;
-  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
-  return [...rootCertificates, ...fromEnv, extra];
 }
 
 export interface PosClientOptions {
@@ -165,7 +162,7 @@ export class PosClient implements PosAdapter {
     // One keep-alive pool per POS type (its base URL). A POS with its own CA gets one TLS context,
     // built here: given `ca`, every new connection parsed Node's ~140 root certificates again (a
     // profile of the payment bench: about 30 ms of CPU per connection).
-    const secureContext = type.ca ? createSecureContext({ ca: trustFor(type.ca) }) : undefined;
+    const secureContext = type.ca ? trustingContext(type.ca) : undefined;
     this.dispatcher = new Agent({
       connect: markingConnectFailures(buildConnector({ timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) })),
       headersTimeout: opts.timeoutMs,
@@ -188,7 +185,16 @@ export class PosClient implements PosAdapter {
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
     const what = `${method} ${path}`;
     const timeoutMs = opts.timeoutMs ?? this.opts.timeoutMs;
-    const signal = AbortSignal.timeout(timeoutMs);
+    const deadline = callDeadline(timeoutMs);
+    try {
+      return await this.send(method, url, what, timeoutMs, deadline.signal, opts.body);
+    } finally {
+      deadline.done();
+    }
+  }
+
+  /** One call within `signal`'s limit: the request, its answer read within the cap, parsed as JSON. */
+  private async send(method: 'GET' | 'POST', url: URL, what: string, timeoutMs: number, signal: AbortSignal, requestBody: unknown): Promise<{ status: number; body: unknown }> {
     let res: Dispatcher.ResponseData;
     try {
       // The race keeps the whole-call limit whole while a TLS handshake stalls (rejectOnAbort).
@@ -198,9 +204,9 @@ export class PosClient implements PosAdapter {
         headers: {
           authorization: `Bearer ${this.type.apiKey}`,
           accept: 'application/json',
-          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(requestBody !== undefined ? { 'content-type': 'application/json' } : {}),
         },
-        body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+        body: requestBody !== undefined ? JSON.stringify(requestBody) : undefined,
         signal,
       });
       res = await Promise.race([pending, rejectOnAbort(signal)]);
@@ -312,8 +318,19 @@ export class PosClient implements PosAdapter {
   }
 
   async openOrderForTable(posVenueId: string, posTableId: string): Promise<PosOrder | null> {
-    const open = await this.listOrders(posVenueId, { status: 'open' });
-    return open.find((o) => o.status === 'open' && o.tables.includes(posTableId)) ?? null;
+    return (await this.openOrdersForTable(posVenueId, posTableId))[0] ?? null;
+  }
+
+  async openOrdersForTable(posVenueId: string, posTableId: string): Promise<PosOrder[]> {
+    const path = `/venue/${enc(posVenueId)}/orders`;
+    const res = await this.call('GET', path, { query: { status: 'open' } });
+    if (res.status !== 200) throw this.unexpected(`GET ${path}`, res.status, res.body);
+    const heads = check<PosOrderHead[]>(PosOrderHeads, res.body, `GET ${path}`);
+    const found: PosOrder[] = [];
+    heads.forEach((o, i) => {
+      if (o.status === 'open' && o.tables.includes(posTableId)) found.push(check<PosOrder>(PosOrder, o, `GET ${path} [${i}]`));
+    });
+    return found;
   }
 
   private paymentAnswer(what: string, status: number, body: unknown, allowed: number[]): PosPaymentAnswer {

@@ -66,6 +66,19 @@ export const PosOrder = Type.Object(
 export type PosOrder = Static<typeof PosOrder>;
 export const PosOrders = Type.Array(PosOrder);
 
+/**
+ * What a live bill reads of every order of the venue's open list (PosClient.openOrdersForTable): its
+ * id, status and tables, to find the table's. Only the orders on the table are used, and those are
+ * checked in full (PosOrder); the rest, typically dozens of other tables' orders, are not (issue 28:
+ * checking all of them cost a live bill about as much as the stored bill's whole statement).
+ */
+export const PosOrderHead = Type.Object(
+  { id: PosId, status: Type.Enum(['open', 'closed']), tables: Type.Array(PosText(), { maxItems: POS_MAX_TABLES }) },
+  { additionalProperties: true },
+);
+export type PosOrderHead = Static<typeof PosOrderHead>;
+export const PosOrderHeads = Type.Array(PosOrderHead);
+
 export const CreatedOrder = Type.Object({ id: PosId, checkNumber: Type.String() });
 export const UnknownSkus = Type.Object({ error: Type.String(), unknownSkus: Type.Array(Type.String()) });
 

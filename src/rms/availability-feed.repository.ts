@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/db.ts';
+import { copyText, type CopyIn, type Executor } from '../db/db.ts';
 import type { FeedRecord } from './availability-feed.fns.ts';
 import { slotWire } from './availability-feed.fns.ts';
 
@@ -28,14 +28,29 @@ export async function shardsOf(ex: Executor, partnerId: string, nonce: string): 
   return rows;
 }
 
-/** One multi-row INSERT of a batch of records (one array parameter per column). */
-export async function stageRecords(tx: Executor, partnerId: string, nonce: string, shard: number, records: FeedRecord[]): Promise<void> {
-  if (records.length === 0) return;
-  await sql`INSERT INTO rms_feed_staging (partner_id, nonce, shard_number, rms_venue_id, date, party_size, area_id, duration, slots)
-    SELECT ${partnerId}, ${nonce}, ${shard}, v, d, p, a, du, s::jsonb
-    FROM unnest(${records.map((r) => r.venueId)}::text[], ${records.map((r) => r.date)}::date[], ${records.map((r) => r.partySize)}::int[],
-                ${records.map((r) => r.areaId)}::text[], ${records.map((r) => r.duration)}::int[],
-                ${records.map((r) => JSON.stringify(r.slots.map(slotWire)))}::text[]) AS t(v, d, p, a, du, s)`.execute(tx);
+const STAGING_COLUMNS = ['partner_id', 'nonce', 'shard_number', 'rms_venue_id', 'date', 'party_size', 'area_id', 'duration', 'slots'] as const;
+
+/**
+ * Stages a shard's records with one COPY (DESIGN 8.3b): the rows are written as COPY text lines
+ * a batch at a time, with a turn of the event loop between batches, so a shard of tens of thousands
+ * of records neither blocks other requests nor sits in memory twice as text.
+ */
+export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: Iterable<FeedRecord>, batch: number): Promise<void> {
+  const prefix = `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
+  async function* lines() {
+    let text = '';
+    let n = 0;
+    for (const r of records) {
+      text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+      if (++n % batch === 0) {
+        yield text;
+        text = '';
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    if (text !== '') yield text;
+  }
+  await copy('rms_feed_staging', STAGING_COLUMNS, lines());
 }
 
 export async function recordShard(tx: Executor, partnerId: string, nonce: string, shard: number, total: number, feedDate: Date | null, records: number, now: Date): Promise<void> {
@@ -94,10 +109,21 @@ export async function incompleteNonces(ex: Executor, partnerId: string, limit: n
 
 export interface AvailabilityRow { duration: number | null; area_id: string | null; slots: Array<ReturnType<typeof slotWire>> }
 
-export async function snapshotRows(ex: Executor, partnerId: string, rmsVenueId: string, date: string, partySize: number): Promise<AvailabilityRow[]> {
-  const { rows } = await sql<AvailabilityRow>`SELECT duration, area_id, slots FROM rms_availability
-    WHERE partner_id = ${partnerId} AND rms_venue_id = ${rmsVenueId} AND date = ${date}::date AND party_size = ${partySize}`.execute(ex);
-  return rows;
+/**
+ * The complete snapshot's record for one venue, date, party size and area (null: the venue's own),
+ * with the snapshot's nonce, in one statement (the snapshot is swapped in one transaction, so the
+ * two always agree); null when there is no complete snapshot or no such record.
+ */
+export async function snapshotRecord(
+  ex: Executor, partnerId: string, rmsVenueId: string, date: string, partySize: number, areaId: string | null,
+): Promise<(AvailabilityRow & { nonce: string; completed_at: Date }) | null> {
+  const { rows } = await sql<AvailabilityRow & { nonce: string; completed_at: Date }>`
+    SELECT s.nonce, s.completed_at, a.duration, a.area_id, a.slots
+    FROM rms_feed_snapshots s JOIN rms_availability a ON a.partner_id = s.partner_id
+    WHERE s.partner_id = ${partnerId} AND a.rms_venue_id = ${rmsVenueId} AND a.date = ${date}::date AND a.party_size = ${partySize}
+      AND a.area_id IS NOT DISTINCT FROM ${areaId}
+    LIMIT 1`.execute(ex);
+  return rows[0] ?? null;
 }
 
 export interface VenueSnapshotRow { date: string; party_size: number; duration: number | null; slots: Array<ReturnType<typeof slotWire>> }
@@ -108,4 +134,20 @@ export async function snapshotVenueRows(ex: Executor, partnerId: string, rmsVenu
     WHERE partner_id = ${partnerId} AND rms_venue_id = ${rmsVenueId} AND date BETWEEN ${from}::date AND ${to}::date AND area_id IS NULL
     ORDER BY date, party_size`.execute(ex);
   return rows;
+}
+
+/**
+ * How many Google records one RMS venue's snapshot makes between two venue-local dates: distinct
+ * (slot start, party size) pairs of its area-less records with a party size from 1 to `maxPartySize`
+ * and a start in [fromSec, toSec), as google-feeds.fns `availabilityOf` keeps them. Counted by
+ * PostgreSQL, so the export learns its shard count without reading every slot into the process.
+ */
+export async function snapshotVenueCount(ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, maxPartySize: number, fromSec: number, toSec: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (
+      SELECT DISTINCT a.party_size, (e->>'startSec')::bigint AS start_sec
+      FROM rms_availability a CROSS JOIN LATERAL jsonb_array_elements(a.slots) e
+      WHERE a.partner_id = ${partnerId} AND a.rms_venue_id = ${rmsVenueId} AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL
+        AND a.party_size BETWEEN 1 AND ${maxPartySize}
+        AND (e->>'startSec')::bigint >= ${fromSec} AND (e->>'startSec')::bigint < ${toSec}) t`.execute(ex);
+  return rows[0]!.n;
 }

@@ -19,6 +19,14 @@ export async function findConnection(ex: Executor, partnerId: string): Promise<B
   return rows[0] ?? null;
 }
 
+/** The partner's endpoint and sealed key, with the credential epoch read in the same statement (auth/credential-cache.ts). */
+export async function findEndpoint(ex: Executor, partnerId: string): Promise<{ base_url: string; api_key_sealed: string; auth_epoch: string } | null> {
+  const { rows } = await sql<{ base_url: string; api_key_sealed: string; auth_epoch: string }>`
+    SELECT base_url, api_key_sealed, (SELECT epoch FROM auth_epoch) AS auth_epoch
+    FROM rms_booking_services WHERE partner_id = ${partnerId}`.execute(ex);
+  return rows[0] ?? null;
+}
+
 export async function saveConnection(ex: Executor, row: BookingServicesRow, now: Date): Promise<void> {
   await sql`
     INSERT INTO rms_booking_services (partner_id, base_url, api_key_sealed, last_check_at, last_check_ok, last_check_message, created_at, updated_at)

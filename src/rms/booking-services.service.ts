@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { awaitEpoch, currentEpoch, type CredentialCache } from '../auth/credential-cache.ts';
 import type { Db } from '../db/db.ts';
 import { createSealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -6,7 +7,7 @@ import { notFound, validationFailed } from '../lib/errors.ts';
 import { checkOutboundUrl, type Resolver } from '../lib/outbound-url.ts';
 import { CONTRACT_CALLS, healthOf, type HealthNote } from './booking-services.fns.ts';
 import type { BookingServices, PutBookingServicesBody } from './booking-services.schemas.ts';
-import { findConnection, recordCheck, saveConnection } from './booking-services.repository.ts';
+import { findConnection, findEndpoint, recordCheck, saveConnection } from './booking-services.repository.ts';
 import { RmsError, type RmsClient, type RmsClients, type RmsEndpoint } from './rms-client.ts';
 
 // DESIGN 8.1: connecting an RMS partner's booking services. The URL must pass the outbound-URL
@@ -14,6 +15,11 @@ import { RmsError, type RmsClient, type RmsClients, type RmsEndpoint } from './r
 // to the given key before anything is saved. The key is sealed (db/sealing-key.ts), never answered.
 // Every later call through `client()` keeps `lastHealthCheck` true (booking-services.fns.ts says
 // what a call's outcome means): a failure is recorded, and so is the first success after one.
+//
+// Every availability lookup needs the partner's endpoint and key: a process keeps the row it read in
+// the credential cache (issue 28), under the same lease and epoch as partners' credentials. A new
+// URL or key bumps the epoch by trigger (migration 025) and `put` returns only once every live
+// holder has dropped the old one, so no process sends the old key after a rotation returns.
 
 /**
  * How long a process trusts what it last recorded for a partner: within it, the same news is not
@@ -36,10 +42,14 @@ export interface BookingServicesDeps {
   secretsKey: Buffer | null;
   /** Tests resolve host names their own way (DNS rebinding). */
   resolver?: Resolver;
+  /** Where endpoints read are kept between requests (none: every call reads its row). */
+  credentials?: Pick<CredentialCache, 'lookup'>;
 }
 
+const UNCACHED: Pick<CredentialCache, 'lookup'> = { lookup: (_kind, _hash, load) => load() };
+
 export function createBookingServicesService(deps: BookingServicesDeps) {
-  const { db, clock, clients } = deps;
+  const { db, clock, clients, credentials = UNCACHED } = deps;
   const sealer = createSealer({ db, clock, secretsKey: deps.secretsKey, setting: RMS_SEALING_KEY_SETTING });
   const noted = new Map<string, { ok: boolean; atMs: number }>();
   const watchedClients = new WeakMap<RmsClient, RmsClient>();
@@ -114,17 +124,22 @@ export function createBookingServicesService(deps: BookingServicesDeps) {
       }
       const sealed = await sealer.seal(body.apiKey);
       const now = clock.now();
-      await saveConnection(db.kysely, {
-        partner_id: partnerId, base_url: baseUrl, api_key_sealed: sealed,
-        last_check_at: now, last_check_ok: true, last_check_message: 'GET /healthcheck answered 200',
-      }, now);
+      const epoch = await db.kysely.transaction().execute(async (tx) => {
+        await saveConnection(tx, {
+          partner_id: partnerId, base_url: baseUrl, api_key_sealed: sealed,
+          last_check_at: now, last_check_ok: true, last_check_message: 'GET /healthcheck answered 200',
+        }, now);
+        return currentEpoch(tx);
+      });
+      // A rotation: no process sends the old URL or key once this returns.
+      await awaitEpoch(db.kysely, epoch);
       noted.set(partnerId, { ok: true, atMs: now.getTime() });
       return view(partnerId);
     },
 
     /** The partner's endpoint with its key unsealed, or null when none is connected. */
     async endpoint(partnerId: string): Promise<RmsEndpoint | null> {
-      const row = await findConnection(db.kysely, partnerId);
+      const row = await credentials.lookup('rms-connection', partnerId, () => findEndpoint(db.kysely, partnerId));
       if (!row) return null;
       let apiKey: string;
       try {

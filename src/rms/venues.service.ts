@@ -13,11 +13,14 @@ export function rmsOf(venue: { ownerPartnerId: string | null; externalId: string
   return venue.ownerPartnerId && venue.externalId ? { partnerId: venue.ownerPartnerId, rmsVenueId: venue.externalId } : null;
 }
 
+export const notAnRmsVenue = () =>
+  new AppError('unprocessable', 'This venue is not an RMS venue (no RMS partner or externalId): it has no availability and takes no bookings.');
+
 /** The venue with its RMS: 404 when it does not exist, 422 when no RMS holds it. */
 export async function findRmsVenue(ex: Executor, venueId: string): Promise<{ id: string } & RmsOfVenue> {
   const venue = await findVenue(ex, venueId);
   if (!venue) throw notFound(`Venue ${venueId} not found.`);
   const rms = rmsOf(venue);
-  if (!rms) throw new AppError('unprocessable', 'This venue is not an RMS venue (no RMS partner or externalId): it has no availability and takes no bookings.');
+  if (!rms) throw notAnRmsVenue();
   return { id: venue.id, ...rms };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
-import { endClaimedJobCte, type JobContext } from '../db/jobs.ts';
+import { endClaimedJobCte, notifyJobs, type JobContext } from '../db/jobs.ts';
 import type { EndpointRow } from './endpoints.repository.ts';
 
 // SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one
@@ -96,6 +96,53 @@ export async function missedEvents(ex: Executor, endpointId: string, since: Date
   return rows;
 }
 
+/** The new deliveries of one event (one per endpoint) and each one's first attempt job, as one statement writes them. */
+export interface NewDeliveries {
+  event: Pick<OutboxRow, 'id' | 'type' | 'created_at'>;
+  rows: Array<Pick<DeliveryRow, 'id' | 'endpoint_id' | 'webhook_id' | 'body'> & { jobId: string }>;
+  /** The first attempt's job kind and key (`deliverJobKey(id, 1)` is `<prefix><id>:1`). */
+  jobKind: string;
+  jobKeyPrefix: string;
+}
+
+/**
+ * Writes the deliveries of one event and their first attempts' jobs (with the wake-up NOTIFY) in one
+ * statement, whatever the number of endpoints: an endpoint that already has a delivery of the event
+ * gets nothing new. With `fence`, the same statement ends the fan-out job that claimed the event,
+ * and writes nothing unless it did (the claim was not taken over): the fan-out is then this one
+ * statement, atomic without a transaction of its own. Returns how many deliveries were created and
+ * whether the job was ended (always false without a fence).
+ */
+export async function insertDeliveries(
+  ex: Executor,
+  n: NewDeliveries,
+  now: Date,
+  fence: JobContext['fence'] | null,
+): Promise<{ created: number; jobEnded: boolean }> {
+  const col = <K extends keyof NewDeliveries['rows'][number]>(k: K) => n.rows.map((r) => r[k]);
+  const gate = fence ? sql`WHERE EXISTS (SELECT 1 FROM ended)` : sql``;
+  const query = sql<{ created: string; job_ended: boolean }>`
+    WITH ${fence ? sql`${endClaimedJobCte('ended', fence, sql`true`)},` : sql``}
+    u AS (SELECT * FROM unnest(${col('id')}::uuid[], ${col('endpoint_id')}::uuid[], ${col('webhook_id')}::text[], ${col('body')}::text[], ${col('jobId')}::uuid[])
+          AS u(id, endpoint_id, webhook_id, body, job_id)),
+    d AS (
+      INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, next_attempt_at, event_at, created_at, updated_at)
+      SELECT u.id, u.endpoint_id, ${n.event.id}::uuid, u.webhook_id, ${n.event.type}::text, u.body, 'pending', ${now}::timestamptz,
+             ${n.event.created_at}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      FROM u ${gate}
+      ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id),
+    j AS (
+      INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at)
+      SELECT u.job_id, ${n.jobKind}::text, ${n.jobKeyPrefix}::text || d.id::text || ':1', jsonb_build_object('deliveryId', d.id::text),
+             ${now}::timestamptz, ${now}::timestamptz
+      FROM d JOIN u ON u.id = d.id
+      ON CONFLICT (dedupe_key) DO NOTHING RETURNING kind)
+    SELECT (SELECT count(*) FROM d) AS created, ${notifyJobs('j')} AS notified,
+           ${fence ? sql`EXISTS (SELECT 1 FROM ended)` : sql`false`} AS job_ended`.compile(ex);
+  const r = (await ex.executeQuery(query)).rows[0]!;
+  return { created: Number(r.created), jobEnded: r.job_ended };
+}
+
 /** A new delivery, pending; null when the endpoint already has one of this event. */
 export async function insertDelivery(
   ex: Executor,
@@ -112,21 +159,64 @@ export async function insertDelivery(
 /** What an attempt needs, in one read: the delivery and the columns of its endpoint that sending and recording use. */
 export type SendingEndpoint = Pick<EndpointRow, 'id' | 'partner_id' | 'channel_id' | 'url' | 'status' | 'failing_since' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_until'>;
 
-export async function findForSending(ex: Executor, id: string): Promise<{ d: DeliveryRow; ep: SendingEndpoint } | null> {
+/** A successful attempt to record (recordSuccesses). */
+export interface Success {
+  attemptId: string;
+  attempt: AttemptRow;
+  /** Clear the endpoint's failing_since (an event's delivery succeeded). */
+  healthy: boolean;
+  fence: JobContext['fence'];
+}
+
+/**
+ * Successful attempts of jobs' deliveries, many in one statement: for each, the attempt, the
+ * delivery succeeded, its endpoint no longer failing (when `healthy`) and its job ended, fenced on
+ * its own claim; nothing is written for a job whose claim was taken over meanwhile (the run that
+ * holds it records its own attempt). Returns, per success in order, whether its job was ended.
+ */
+export async function recordSuccesses(ex: Executor, all: Success[]): Promise<boolean[]> {
+  const col = <T>(f: (s: Success) => T) => all.map(f);
+  const query = sql<{ id: string }>`
+    WITH u AS (
+      SELECT * FROM unnest(${col((s) => s.fence.jobId)}::uuid[], ${col((s) => s.fence.lockedBy)}::text[], ${col((s) => s.fence.claim)}::int[],
+                           ${col((s) => s.attemptId)}::uuid[], ${col((s) => s.attempt.delivery_id)}::uuid[], ${col((s) => s.attempt.endpoint_id)}::uuid[],
+                           ${col((s) => s.attempt.attempt)}::int[], ${col((s) => s.attempt.response_code)}::int[], ${col((s) => s.attempt.duration_ms)}::int[],
+                           ${col((s) => s.attempt.at)}::timestamptz[], ${col((s) => s.healthy)}::boolean[])
+        AS u(job_id, locked_by, claim, attempt_id, delivery_id, endpoint_id, attempt, response_code, duration_ms, at, healthy)),
+    ended AS (DELETE FROM jobs j USING u WHERE j.id = u.job_id AND j.locked_by = u.locked_by AND j.claims = u.claim RETURNING j.id),
+    e AS (SELECT u.* FROM u JOIN ended ON ended.id = u.job_id),
+    attempt AS (
+      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, response_code, error, duration_ms, at)
+      SELECT e.attempt_id, e.delivery_id, e.endpoint_id, e.attempt, 'succeeded', e.response_code, NULL, e.duration_ms, e.at FROM e RETURNING 1),
+    delivery AS (
+      UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = 'succeeded', next_attempt_at = NULL, updated_at = e.at
+      FROM e WHERE d.id = e.delivery_id RETURNING 1),
+    healthy AS (
+      UPDATE webhook_endpoints w SET failing_since = NULL
+      FROM e WHERE w.id = e.endpoint_id AND e.healthy AND w.failing_since IS NOT NULL RETURNING 1)
+    SELECT id::text AS id FROM ended`.compile(ex);
+  const ended = new Set((await ex.executeQuery(query)).rows.map((r) => r.id));
+  return all.map((s) => ended.has(s.fence.jobId));
+}
+
+/** findForSending for many deliveries in one read: one answer per id, in the ids' order (null: no such delivery). */
+export async function findManyForSending(ex: Executor, ids: string[]): Promise<Array<{ d: DeliveryRow; ep: SendingEndpoint } | null>> {
   const { rows } = await sql<DeliveryRow & { e_partner_id: string | null; e_channel_id: string | null; e_url: string; e_status: EndpointRow['status']; e_failing_since: Date | null;
     e_secret_sealed: string; e_previous_secret_sealed: string | null; e_previous_secret_until: Date | null }>`
     SELECT d.*, e.partner_id AS e_partner_id, e.channel_id AS e_channel_id, e.url AS e_url, e.status AS e_status, e.failing_since AS e_failing_since,
            e.secret_sealed AS e_secret_sealed, e.previous_secret_sealed AS e_previous_secret_sealed,
            e.previous_secret_until AS e_previous_secret_until
-    FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ${id}`.execute(ex);
-  const r = rows[0];
-  if (!r) return null;
-  const { e_partner_id, e_channel_id, e_url, e_status, e_failing_since, e_secret_sealed, e_previous_secret_sealed, e_previous_secret_until, ...d } = r;
-  return {
-    d,
-    ep: { id: d.endpoint_id, partner_id: e_partner_id, channel_id: e_channel_id, url: e_url, status: e_status, failing_since: e_failing_since, secret_sealed: e_secret_sealed,
-      previous_secret_sealed: e_previous_secret_sealed, previous_secret_until: e_previous_secret_until },
-  };
+    FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = ANY(${ids}::uuid[])`.execute(ex);
+  const found = new Map<string, { d: DeliveryRow; ep: SendingEndpoint }>();
+  for (const r of rows) {
+    const { e_partner_id, e_channel_id, e_url, e_status, e_failing_since, e_secret_sealed, e_previous_secret_sealed, e_previous_secret_until, ...d } = r;
+    found.set(d.id, {
+      d,
+      ep: { id: d.endpoint_id, partner_id: e_partner_id, channel_id: e_channel_id, url: e_url, status: e_status, failing_since: e_failing_since, secret_sealed: e_secret_sealed,
+        previous_secret_sealed: e_previous_secret_sealed, previous_secret_until: e_previous_secret_until },
+    });
+  }
+  return ids.map((id) => found.get(id) ?? null);
 }
 
 /** Counts an attempt and sets what follows it, in one statement. */

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Db, Executor } from '../db/db.ts';
-import { scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import { scheduleJob, type JobContext, type JobDefinition } from '../db/jobs.ts';
 import { emit, OUTBOX_EVENT_JOB } from '../db/outbox.ts';
 import type { Sealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
+import { coalesced } from '../lib/coalesced.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { checkOutboundUrl } from '../lib/outbound-url.ts';
 import * as repo from './deliveries.repository.ts';
@@ -49,23 +50,39 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   const ex = db.kysely;
   const random = deps.random ?? Math.random;
 
+  // Opened secrets by their sealed value. Safe to keep: a sealed value never changes (a rotation
+  // writes a new one; every attempt reads the endpoint's current values), so this is never staler
+  // than the row it was read from. Bounded: emptied when full.
+  const opened = new Map<string, Promise<string>>();
+  const open = (sealed: string): Promise<string> => {
+    let plain = opened.get(sealed);
+    if (!plain) {
+      if (opened.size >= 1000) opened.clear();
+      plain = sealer.open(sealed);
+      opened.set(sealed, plain);
+      plain.catch(() => opened.delete(sealed));
+    }
+    return plain;
+  };
+
   /** The secrets that sign now: the current one, and the previous one during its 24 h. */
   async function signingSecrets(ep: repo.SendingEndpoint, now: Date): Promise<string[]> {
-    const secrets = [await sealer.open(ep.secret_sealed)];
+    const secrets = [await open(ep.secret_sealed)];
     if (ep.previous_secret_sealed && ep.previous_secret_until && ep.previous_secret_until.getTime() > now.getTime()) {
-      secrets.push(await sealer.open(ep.previous_secret_sealed));
+      secrets.push(await open(ep.previous_secret_sealed));
     }
     return secrets;
   }
 
   /**
-   * Creates the deliveries of one event to the given endpoints, all of one audience (partners read
-   * the event's `data`, its channel its `channel_data`), and their first attempts.
+   * The deliveries of one event to the given endpoints, all of one audience (partners read the
+   * event's `data`, its channel its `channel_data`), with their first attempts' jobs; none when the
+   * audience has no view of the event.
    */
-  async function enqueue(tx: Executor, event: repo.OutboxRow, endpointIds: string[], now: Date, audience: repo.Audience = 'partner'): Promise<number> {
+  function newDeliveries(event: repo.OutboxRow, endpointIds: string[], audience: repo.Audience): repo.NewDeliveries['rows'] {
     const data = audience === 'channel' ? event.channel_data : event.data;
     // A channel endpoint is only ever matched to an event with a channel view (deliveries.repository.ts RECEIVES).
-    if (!data || endpointIds.length === 0) return 0;
+    if (!data || endpointIds.length === 0) return [];
     const body = eventBody({
       type: event.type,
       createdAt: event.created_at,
@@ -73,15 +90,20 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
       sequence: event.sequence === null ? null : Number(event.sequence),
       data,
     });
-    let created = 0;
-    for (const endpointId of endpointIds) {
+    return endpointIds.map((endpointId) => {
       const id = uuidv7();
-      const inserted = await repo.insertDelivery(tx, { id, endpoint_id: endpointId, event_id: event.id, webhook_id: webhookIdOf(id), type: event.type, body, event_at: event.created_at }, now);
-      if (!inserted) continue;
-      await scheduleJob(tx, { kind: DELIVER_JOB, runAt: now, payload: { deliveryId: id }, dedupeKey: deliverJobKey(id, 1) }, now);
-      created++;
-    }
-    return created;
+      return { id, endpoint_id: endpointId, webhook_id: webhookIdOf(id), body, jobId: uuidv7() };
+    });
+  }
+
+  /** Writes deliveries and their first attempts' jobs in one statement (with `fence`, also ending the fan-out job). */
+  const insert = (ex: Executor, event: repo.OutboxRow, rows: repo.NewDeliveries['rows'], now: Date, fence: JobContext['fence'] | null) =>
+    repo.insertDeliveries(ex, { event, rows, jobKind: DELIVER_JOB, jobKeyPrefix: `${DELIVER_JOB}:` }, now, fence);
+
+  /** Creates the deliveries of one event to the given endpoints, all of one audience, and their first attempts. */
+  async function enqueue(tx: Executor, event: repo.OutboxRow, endpointIds: string[], now: Date, audience: repo.Audience = 'partner'): Promise<number> {
+    const rows = newDeliveries(event, endpointIds, audience);
+    return rows.length === 0 ? 0 : (await insert(tx, event, rows, now, null)).created;
   }
 
   /** POSTs a delivery once, with no transaction open. */
@@ -151,6 +173,12 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     await scheduleJob(tx, { kind: DELIVER_JOB, runAt: verdict.at, payload: { deliveryId: d.id }, dedupeKey: deliverJobKey(d.id, attempt + 1) }, now);
   }
 
+  // The jobs a runner claims together start in one turn of the event loop and read their
+  // deliveries in one statement; successes whose answers arrive in one turn are recorded in one
+  // statement, each fenced on its own job's claim (issue 28: a statement per batch, not per job).
+  const findForSending = coalesced((ids: string[]) => repo.findManyForSending(ex, ids));
+  const recordSuccess = coalesced((all: repo.Success[]) => repo.recordSuccesses(ex, all));
+
   const fanOut: JobDefinition<{ eventId: string }> = {
     async run(job, ctx) {
       // Nothing to write (no such event, or nobody receives it): the read itself ended the job,
@@ -160,21 +188,30 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
       if (jobEnded) return ctx.finished();
       // Not ended with nobody to receive it: the claim was taken over; the runner's own fenced
       // DELETE finds that out and says so.
-      if (!found || found.receivers.partner.length + found.receivers.channel.length === 0) return;
-      await ctx.transaction(async (tx) => {
-        await enqueue(tx, found.event, found.receivers.partner, clock.now(), 'partner');
-        await enqueue(tx, found.event, found.receivers.channel, clock.now(), 'channel');
-      });
+      if (!found) return;
+      const rows = [...newDeliveries(found.event, found.receivers.partner, 'partner'), ...newDeliveries(found.event, found.receivers.channel, 'channel')];
+      if (rows.length === 0) return;
+      // Every delivery of the event, their jobs and the fan-out job's end: one statement (issue 28).
+      if ((await insert(db.kysely, found.event, rows, clock.now(), ctx.fence)).jobEnded) ctx.finished();
     },
   };
 
   const deliver: JobDefinition<{ deliveryId: string }> = {
     async run(job, ctx) {
-      const found = await repo.findForSending(ex, job.payload.deliveryId);
+      const found = await findForSending(job.payload.deliveryId);
       // Gone (its endpoint deleted), settled meanwhile, or its endpoint disabled: nothing to send.
       if (!found || found.d.status !== 'pending' || found.ep.status !== 'enabled') return;
       const { d, ep } = found;
       const result = await send(ep, d);
+      if (verdictOf(result, d.attempts + 1, clock.now(), random).kind === 'succeeded') {
+        // The common case, in one statement instead of a transaction of four: the attempt, the
+        // delivery settled, the endpoint healthy again and the job ended, fenced on the claim
+        // (with the other successes of the same turn).
+        const attempt = { delivery_id: d.id, endpoint_id: ep.id, attempt: d.attempts + 1, status: 'succeeded' as const, response_code: result.status, error: null,
+          duration_ms: result.durationMs, at: clock.now() };
+        if (await recordSuccess({ attemptId: uuidv7(), attempt, healthy: d.event_id !== null && ep.failing_since !== null, fence: ctx.fence })) ctx.finished();
+        return;
+      }
       await ctx.transaction((tx) => record(tx, ep, d, result));
     },
   };

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { rejectOnAbort } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
@@ -53,8 +53,12 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
 export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }): Sender {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const ca = trust();
+  // One TLS context for every connection: given `ca`, each new connection would otherwise build its
+  // own and parse Node's ~150 root certificates again (the CPU profile of bench/webhooks.ts put
+  // that first among the sender's costs).
+  const secureContext = ca ? createSecureContext({ ca }) : undefined;
   const dispatcher = new Agent({
-    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(ca ? { ca } : {}) },
+    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(secureContext ? { secureContext } : {}) },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 10_000,

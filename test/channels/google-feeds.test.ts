@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFeedsService } from '../../src/channels/google-feeds.service.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
@@ -98,13 +99,45 @@ describeEachStore('channel feeds', (store) => {
     }
   });
 
+  it('[CHN-18] [CHN-19] the export\'s shard count (records counted by the database) is the records it writes: a slot twice, an area, a party size over 10, slots outside 30 days', async () => {
+    const venue = (await newVenue(w.app, w.key, { externalId: 'rms-venue-count', name: 'Counted', countryCode: 'GB', city: 'London', currency: 'GBP', timezone: 'Europe/London', company: w.companyId })).id;
+    const t0 = Date.parse(NOW) / 1000;
+    const slot = (startSec: number) => ({ startSec, totalSpots: 4, openSpots: 2, deposit: false, depositAmount: 0, requiresCc: false });
+    const rows: Array<[string, number, string | null, number[]]> = [
+      ['2025-06-11', 2, null, [t0 + 86_400, t0 + 86_400 + 900]],
+      ['2025-06-12', 2, null, [t0 + 86_400, t0 + 2 * 86_400]], // t0 + 1 day at party size 2 again: kept once
+      ['2025-06-11', 2, 'terrace', [t0 + 86_400 + 1800]], // an area's record: not in the feed
+      ['2025-06-11', 12, null, [t0 + 86_400]], // over the 10 party sizes
+      ['2025-06-10', 3, null, [t0 - 3600, t0, t0 + 30 * 86_400 - 1, t0 + 30 * 86_400]], // before now, now, the last second, past 30 days
+    ];
+    for (const [date, size, area, starts] of rows) {
+      await sql`INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
+        VALUES (${w.partnerId}, 'rms-venue-count', ${date}::date, ${size}, ${area}, 5400, ${JSON.stringify(starts.map(slot))}::jsonb)`.execute(w.app.db.kysely);
+    }
+    const counted = await w.channel('google-v3', { link: [venue] });
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-feeds-'));
+    const result = await w.app.service.app.services.channelFeeds.export(counted.id, dir, 2);
+    const shards = await Promise.all(result.files.filter((n) => n.startsWith('availability')).map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8'))));
+    const written = shards.flatMap((d) => d.service_availability[0].availability);
+    expect(written.map((r: any) => `${r.start_sec}|${r.resources.party_size}`).sort()).toEqual(
+      [`${t0 + 86_400}|2`, `${t0 + 86_400 + 900}|2`, `${t0 + 2 * 86_400}|2`, `${t0}|3`, `${t0 + 30 * 86_400 - 1}|3`].sort(),
+    );
+    expect(result.records).toBe(5);
+    expect(shards.every((d) => d.metadata.total_shards === 3)).toBe(true);
+    const served = await w.app.http.get(`/v1/feeds/${counted.id}/availability`, { headers: { authorization: counted.auth } });
+    expect(served.body.service_availability[0].availability).toHaveLength(5);
+  });
+
   it('[BKG-45] the availability feed is built as it is read: one venue\'s snapshot at a time, the later venues only once the reader has taken the first bytes', async () => {
     const s = w.app.service.app.services;
     const reads: string[] = [];
     // The real snapshot reader, with a note of each venue it is asked for.
     const feeds = createFeedsService({
       db: w.app.db, clock: w.app.clock,
-      feed: { snapshotVenue: (partnerId, rmsVenueId, from, to) => { reads.push(rmsVenueId); return s.feed.snapshotVenue(partnerId, rmsVenueId, from, to); } },
+      feed: {
+        snapshotVenue: (partnerId, rmsVenueId, from, to) => { reads.push(rmsVenueId); return s.feed.snapshotVenue(partnerId, rmsVenueId, from, to); },
+        snapshotVenueCount: s.feed.snapshotVenueCount,
+      },
     });
     const three = await w.channel('google-v3', { link: [w.venueId, w.otherVenueId, third] });
     const identity = { id: three.id, name: three.name, protocol: 'google-v3' as const };

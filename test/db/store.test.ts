@@ -32,6 +32,22 @@ describe('embedded data directory lock', () => {
   });
 });
 
+describe('embedded store settings', () => {
+  it('(issue 28) the service opens the embedded store with 32MB of shared buffers (PGlite\'s 128MB are resident once touched); an operator command with 16MB', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-settings-'));
+    const config = loadConfig({ TABLESIDE_DATA: dir });
+    for (const [opts, expected] of [[{}, '32MB'], [{ command: true }, '16MB']] as const) {
+      const store = await openStore(config, opts);
+      try {
+        expect(store.embedded).toBe(true);
+        expect((await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(store.db.kysely)).rows[0]!.shared_buffers).toBe(expected);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});
+
 describePostgres('PostgreSQL store', () => {
   const freshSchemaUrl = async () => {
     const schema = newSchemaName();

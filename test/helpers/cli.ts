@@ -27,10 +27,10 @@ export function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
   timeoutMs = 60_000,
-  { realBin = false }: { realBin?: boolean } = {},
+  { realBin = false, entry }: { realBin?: boolean; entry?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin(realBin), ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry ?? bin(realBin), ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -60,10 +60,13 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `tableside serve` and waits until it prints where it listens. */
-export function startServe(env: Record<string, string | undefined>, args: string[] = ['serve'], timeoutMs = 60_000): Promise<ServeProcess> {
+/**
+ * Starts `tableside serve` and waits until it prints where it listens. `entry`: another build of the
+ * command (the previous release's, test/db/rolling-upgrade.test.ts) instead of the run's bundle.
+ */
+export function startServe(env: Record<string, string | undefined>, args: string[] = ['serve'], timeoutMs = 60_000, { entry }: { entry?: string } = {}): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin(), ...args], { cwd: ROOT, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry ?? bin(), ...args], { cwd: ROOT, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let settled = false;
     const exited = new Promise<number | null>((r) => child.on('exit', (code, signal) => r(code ?? (signal ? -1 : null))));

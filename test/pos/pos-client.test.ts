@@ -493,6 +493,21 @@ describe('[DES-080] answers that break the contract (fake POS)', () => {
     expect(err.message).toMatch(message);
   });
 
+  it('[DES-082] [DES-080] openOrdersForTable checks the table\'s open orders in full and of the others only id, status and tables', async () => {
+    const other = orderOf({ id: '78', tables: ['102'], updatedAt: 'yesterday', checks: 'none' });
+    fake.reply({ body: [other, orderOf(), orderOf({ id: '79', status: 'closed' })] });
+    expect(await client.openOrdersForTable('v', '101')).toEqual([orderOf()]);
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', url: '/venue/v/orders?status=open' });
+    // The table's own order is refused as any order is, naming its place in the list.
+    fake.reply({ body: [other, orderOf({ updatedAt: 'yesterday' })] });
+    const err = await rejection(client.openOrdersForTable('v', '101'));
+    expect(err.kind).toBe('bad_shape');
+    expect(err.message).toMatch(/\[1\].*updatedAt must be an ISO 8601/);
+    // What finds the table's order is checked for every order.
+    fake.reply({ body: [orderOf({ id: '78', tables: [102] }), orderOf()] });
+    expect((await rejection(client.openOrdersForTable('v', '101'))).message).toMatch(/\[0\]\.tables\[0\] must be a string/);
+  });
+
   const statusCases: Array<[string, Call, FakeReply, number]> = [
     ['tables: 503 with a JSON error', listTables, { status: 503, body: { error: 'maintenance' } }, 503],
     ['payment: 500 with an empty body', forward, { status: 500, raw: '' }, 500],

@@ -89,6 +89,22 @@ describeEachStore('POST/GET /v1/rms/availability-feed', (store) => {
     expect(rows[0]!.n).toBe(0);
   });
 
+  it('[BKG-20] ids and nonces with backslashes, tabs, newlines and quotes are kept exactly as sent (the shard is bulk-loaded as COPY text)', async () => {
+    const id = `${nonce()}\\tab\there`;
+    const venue = 'v\\1\t"quoted"\nline\r\\N';
+    const area = 'terrace\\N';
+    const withArea = { ...record(venue, '2025-06-14', 2, 1_749_920_400), areaId: area, duration: null };
+    expect((await shard(id, 1, 2, [withArea])).status).toBe(202);
+    expect((await shard(id, 0, 2, [record(venue, '2025-06-14', 2, 1_749_920_400)])).body.status).toBe('complete');
+    expect(await status()).toMatchObject({ nonce: id, records: 2, venues: 1 });
+    const feed = w.app.service.app.services.feed;
+    expect(await feed.snapshotAvailability(w.partnerId, venue, '2025-06-14', 2)).toMatchObject({ nonce: id, duration: 5400 });
+    const inArea = await feed.snapshotAvailability(w.partnerId, venue, '2025-06-14', 2, area);
+    expect(inArea).toMatchObject({ nonce: id, duration: null });
+    expect(inArea!.slots[1]).toEqual({ start: new Date((1_749_920_400 + 900) * 1000), totalSpots: 4, openSpots: 0, deposit: true, depositAmount: 1000, requiresCc: true });
+    expect(await feed.snapshotAvailability(w.partnerId, 'v\\1', '2025-06-14', 2)).toBeNull();
+  });
+
   it('[BKG-20] a feed generated before the current snapshot, completing late, does not replace it; a feed left incomplete for a day is forgotten', async () => {
     const current = await status();
     const old = nonce();
