@@ -71,14 +71,27 @@ const withSchema = (s: string) => {
 };
 const dir = mkdtempSync(join(tmpdir(), 'tableside-bench-'));
 const children: ChildProcess[] = [];
-// An interrupted bench stops what it started (a failed run once left a simulator running 18 minutes).
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    for (const child of children) child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  });
+/**
+ * An interrupted or crashed bench stops what it started (a failed run once left a simulator running
+ * 18 minutes) and drops its schemas: the `finally` of main() does not run on a signal or on an
+ * exception thrown outside its promise chain (an ECONNRESET from an idle TLS socket did, once).
+ */
+function abandon(code: number) {
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+  const db = new pg.Client({ connectionString: BASE_URL });
+  const exit = () => process.exit(code);
+  setTimeout(exit, 5000).unref();
+  db.connect()
+    .then(() => db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${pgbenchSchema} CASCADE`))
+    .finally(() => db.end())
+    .then(exit, exit);
 }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abandon(130));
+process.once('uncaughtException', (err) => {
+  console.error(err);
+  abandon(1);
+});
 
 function start(args: string[], env: Record<string, string>, match: RegExp, stream: 'stdout' | 'stderr' = 'stdout'): Promise<{ child: ChildProcess; line: string }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
