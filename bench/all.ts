@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { readRows, table } from './lib/results.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const BENCHES = ['bench/pat.ts', 'bench/content-venues.ts', 'bench/analytics-orders.ts', 'bench/rms.ts', 'bench/webhooks.ts', 'bench/channels.ts', 'bench/availability.ts', 'bench/sdk.ts', 'bench/bulk.ts'];
+const BENCHES = ['bench/pat.ts', 'bench/content-venues.ts', 'bench/analytics-orders.ts', 'bench/rms.ts', 'bench/webhooks.ts', 'bench/channels.ts', 'bench/availability.ts', 'bench/sdk.ts', 'bench/bulk.ts', 'bench/start.ts'];
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const dir = mkdtempSync(join(tmpdir(), 'tableside-bench-all-'));
 const file = join(dir, 'results.jsonl');

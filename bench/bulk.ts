@@ -45,7 +45,16 @@ const parts = (process.env.BENCH_PARTS ?? 'ingest,export').split(',');
 // Every child this bench starts, stopped whatever happens (a failed bench once left a simulator running).
 const children = new Set<ChildProcess>();
 const stopAll = () => { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); };
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => { stopAll(); process.exit(130); });
+const SCHEMA = `bench_bulk_${Date.now().toString(36)}`;
+/** Interrupted: the children stopped at once, then the schema dropped on a connection of its own. */
+async function interrupted(): Promise<never> {
+  stopAll();
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  await admin.connect().then(() => admin.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`)).catch(() => {});
+  await admin.end().catch(() => {});
+  process.exit(130);
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void interrupted());
 process.on('exit', stopAll);
 
 const BIN = join(ROOT, 'bin/tableside.mjs');
@@ -306,7 +315,7 @@ async function exportBench(w: World): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const schema = `bench_bulk_${Date.now().toString(36)}`;
+  const schema = SCHEMA;
   const admin = new pg.Client({ connectionString: BASE_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA "${schema}"`);

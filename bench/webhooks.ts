@@ -48,11 +48,23 @@ await admin.connect();
 await admin.query(`CREATE SCHEMA "${schema}"`);
 
 let cleaned: Promise<void> | null = null;
+/** The running service's close, for an interrupted run: its queries would deadlock with the DROP. */
+let closeService: (() => Promise<void>) | null = null;
+const drop = async (name: string) => {
+  for (let i = 1; ; i++) {
+    try {
+      return void (await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`));
+    } catch (err) {
+      if (i === 3) return console.error(`could not drop schema ${name}: ${err}`);
+    }
+  }
+};
 const cleanup = () => (cleaned ??= (async () => {
+  await Promise.race([closeService?.().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
   receiver.close();
   receiver.closeAllConnections();
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema2}" CASCADE`).catch(() => {});
+  await drop(schema);
+  await drop(schema2);
   await admin.end().catch(() => {});
   rmSync(dir, { recursive: true, force: true });
 })());
@@ -152,6 +164,10 @@ try {
   const env = { DATABASE_URL: url.toString(), TABLESIDE_DATA: dir, PORT: '0', LOG_LEVEL: 'warn', ALLOW_PRIVATE_TARGETS: '1' };
   process.env.PGAPPNAME = APP_NAME; // read by the service's pool as it connects
   const service = await startService(loadConfig(env), { startJobs: false });
+  closeService = async () => {
+    await service.runner.stop();
+    await service.close();
+  };
   let serviceSeconds = 0;
   let emitSeconds = 0;
   let liveSeconds = 0;
@@ -225,8 +241,8 @@ try {
     for (const a of arrivals) latencies.push(a.at - commits.get(a.entityId)!);
     latencies.sort((a, b) => a - b);
   } finally {
-    await service.runner.stop();
-    await service.close();
+    await closeService();
+    closeService = null;
   }
 
   // A payment's latency with and without webhooks subscribed: the sandbox (its in-process POS
@@ -240,6 +256,7 @@ try {
     url2.searchParams.set('options', `-c search_path=${schema2}`);
     // The same data directory (its certificate): two self-signed certificates for one name in one trust list confuse OpenSSL.
     const sandbox = await startService(loadConfig({ ...env, DATABASE_URL: url2.toString() }, { sandbox: true }));
+    closeService = sandbox.close;
     try {
       const s = sandbox.sandbox!;
       const client = new Agent({ connect: { ca: sandbox.tls.cert }, connections: 4 });

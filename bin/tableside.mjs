@@ -1,8 +1,17 @@
 #!/usr/bin/env node
-// The `tableside` command. Node 20 cannot run TypeScript by itself, so the CLI loads its sources
-// through tsx (a runtime dependency): `npx tableside …` works right after `npm install`, with no build.
-import { register } from 'tsx/esm/api';
+// The `tableside` command. Node 20 cannot run TypeScript by itself: the sources are bundled once
+// with esbuild (bin/build.mjs, at `npm install` and again whenever a source file changed), so a
+// start loads plain JavaScript instead of transpiling every file. Without esbuild (a production
+// install without dev dependencies) they are loaded through tsx, as before.
+import { ensureBuilt } from './build.mjs';
 
-register();
-const { main } = await import('../src/main.ts');
-await main(process.argv);
+const entry = await ensureBuilt();
+if (entry) {
+  const { main } = await import(entry);
+  await main(process.argv);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { main } = await import('../src/main.ts');
+  await main(process.argv);
+}

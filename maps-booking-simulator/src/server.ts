@@ -8,6 +8,7 @@ import { controlRoutes } from './control.routes.ts';
 import { GoogleApiError, OAuthError, googleErrorBody } from './errors.ts';
 import { tokenRoutes } from './token.routes.ts';
 import type { ServerDeps } from './server.types.ts';
+import { lazyCompilers } from '../../pos-simulator/src/lazy-compilers.ts';
 
 /** A request body Google accepts at most (the JSON of 1,000 availability records is far below it). */
 const BODY_LIMIT = 8 * 1024 * 1024;
@@ -21,6 +22,8 @@ export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): Fa
     bodyLimit: BODY_LIMIT,
     // Closing must not wait for requests parked by a scripted hang, nor for keep-alive clients.
     forceCloseConnections: true,
+    // Each route's schemas compiled on first use (lazy-compilers.ts).
+    schemaController: { compilersFactory: lazyCompilers },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
   });
 

@@ -6,6 +6,7 @@ import { controlRoutes } from './control.routes.ts';
 import { contractRoutes, type ContractDeps } from './contract.routes.ts';
 import { SimError } from './errors.ts';
 import type { TlsPair } from './tls.ts';
+import { lazyCompilers } from './lazy-compilers.ts';
 
 /** What the routes run on: the contract's dependencies are all of them. */
 export type ServerDeps = ContractDeps;
@@ -18,6 +19,8 @@ export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): Fa
     bodyLimit: 1024 * 1024,
     // Closing must not wait for requests parked by the 'hang' behaviour, nor for keep-alive clients.
     forceCloseConnections: true,
+    // Each route's schemas compiled on first use (lazy-compilers.ts).
+    schemaController: { compilersFactory: lazyCompilers },
     ajv: {
       // Strict types, like a careful POS: "2" is not a quantity. Unknown fields are kept, not stripped.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true },

@@ -2,11 +2,11 @@
 // localhost and 127.0.0.1 only. It is not a CA (cA: false), so trusting it lets a client reach the
 // simulator and nothing else.
 
-import { generate } from 'selfsigned';
-
 export interface TlsPair { key: string; cert: string }
 
 export async function selfSignedLocalhost(): Promise<TlsPair> {
+  // Loaded when a certificate is made: the sandbox hands the simulator the data directory's own.
+  const { generate } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',

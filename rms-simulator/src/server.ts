@@ -5,6 +5,7 @@ import type { TlsPair } from '../../pos-simulator/src/tls.ts';
 import { contractRoutes, type ContractDeps } from './contract.routes.ts';
 import { controlRoutes, type ControlDeps } from './control.routes.ts';
 import { RmsError } from './errors.ts';
+import { lazyCompilers } from '../../pos-simulator/src/lazy-compilers.ts';
 
 /** What the routes run on: each route group declares what it uses. */
 export type ServerDeps = ContractDeps & ControlDeps;
@@ -31,6 +32,8 @@ export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): Fa
     bodyLimit: 1024 * 1024,
     // Closing must not wait for requests parked by the 'hang' knob, nor for keep-alive clients.
     forceCloseConnections: true,
+    // Each route's schemas compiled on first use (lazy-compilers.ts).
+    schemaController: { compilersFactory: lazyCompilers },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
   });
 

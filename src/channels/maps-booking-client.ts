@@ -1,10 +1,9 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
 import { SignJWT } from 'jose';
 import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { readWithin, rejectOnAbort } from '../lib/outbound-http.ts';
+import { trustingContext } from '../lib/tls.ts';
 import {
   ASSERTION_LIFETIME_S, JWT_BEARER_GRANT, MAPS_BOOKING_SCOPE, MAX_ANSWER_BYTES,
   bookingNotificationBody, readGoogleError, readOAuthError, readTokenAnswer, retryAfterMs, reuseUntil, serviceAvailabilityOf, updateMaskOf,
@@ -85,12 +84,6 @@ export interface MapsBookingClientOptions {
 interface Answer { status: number; headers: Dispatcher.ResponseData['headers']; body: unknown }
 interface CachedToken { value: string; reuseUntilMs: number }
 
-/** Node's roots plus NODE_EXTRA_CA_CERTS plus `pem`: undici's `ca` replaces the defaults instead of adding to them. */
-function trustWith(pem: string): string[] {
-  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
-  return [...rootCertificates, ...fromEnv, pem];
-}
-
 function parseJson(text: string): unknown {
   try {
     return text.trim() === '' ? undefined : JSON.parse(text);
@@ -114,7 +107,7 @@ export class MapsBookingClient {
     this.clock = opts.clock ?? systemClock;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     // One TLS context for the pool, built once (a `ca` per connection re-parses Node's roots each time).
-    const secureContext = opts.ca ? createSecureContext({ ca: trustWith(opts.ca) }) : undefined;
+    const secureContext = opts.ca ? trustingContext(opts.ca) : undefined;
     this.dispatcher = new Agent({
       connect: { timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) },
       headersTimeout: this.timeoutMs,

@@ -8,16 +8,19 @@ import type { Db } from './db.ts';
 // that both PostgreSQL 15 and PGlite run. Kysely's migrator records them and, on PostgreSQL, holds
 // an advisory lock so processes starting together apply each migration once (DES-048).
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /** Kysely's bookkeeping table, in the schema `migrate` names. */
 const MIGRATION_TABLE = 'kysely_migration';
 
+/** The migration files' names (without .sql), in order. */
+const migrationNames = () => readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort().map((f) => f.replace(/\.sql$/, ''));
+
 function migrationsOnDisk(): Record<string, Migration> {
   const migrations: Record<string, Migration> = {};
-  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
-    const text = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
-    migrations[file.replace(/\.sql$/, '')] = {
+  for (const name of migrationNames()) {
+    const text = readFileSync(join(MIGRATIONS_DIR, `${name}.sql`), 'utf8');
+    migrations[name] = {
       // No parameters: the simple query protocol runs the whole file as one multi-statement query.
       up: async (db) => {
         await sql.raw(text).execute(db);
@@ -73,12 +76,19 @@ export async function migrate(db: Db): Promise<MigrateResult> {
   // same-named table in another schema (parallel test runs) is never mistaken for it.
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely);
   const schema = rows[0].schema;
+  // At almost every start every file is already applied. Kysely's migrator finds that out by
+  // introspecting every column of every table (twice: its table and its lock table), most of a
+  // second of PGlite's CPU at each start (issue 28); the same answer is one query. Anything else (a
+  // new store, a pending migration, one of a newer release) goes through the migrator, lock included.
+  const recorded = await recordedNames(db, schema);
+  const files = migrationNames();
+  if (recorded.length === files.length && files.every((f) => recorded.includes(f))) return { applied: [] };
   // The migrator asks its provider for the list while it holds the migration lock, inside its
   // transaction. On PostgreSQL the recorded names are read then, on another pooled connection, so a
   // newer release migrating at the same moment has committed before they are read. PGlite has one
   // session (a second query would wait for ever on the open transaction) and one process, so its
-  // names are read before the migrator starts.
-  const before = db.kind === 'pglite' ? await recordedNames(db, schema) : null;
+  // names are the ones read above.
+  const before = db.kind === 'pglite' ? recorded : null;
   const provider = new SqlFileProvider(() => (before ? Promise.resolve(before) : recordedNames(db, schema)));
   const migrator = new Migrator({
     db: db.kysely,

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { openEmbedded, openPostgres, type Db } from './db.ts';
 import { acquireDirLock } from './lock.ts';
 import { migrate, type MigrateResult } from './migrate.ts';
+import { seedFromTemplate } from './template.ts';
 
 // Opens the store the configuration selects (DES-049): PostgreSQL when DATABASE_URL is set,
 // otherwise the embedded PGlite in TABLESIDE_DATA, taken under the data directory's PID lock.
@@ -46,6 +47,8 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
   const lock = acquireDirLock(config.dataDir);
   let db: Db;
   try {
+    // A new data directory starts as a copy of the migrated template made at install (template.ts).
+    seedFromTemplate(embeddedDbDir(config.dataDir));
     db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), settings: opts.command ? COMMAND_SETTINGS : SERVICE_SETTINGS });
   } catch (err) {
     lock.release();

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import selfsigned from 'selfsigned';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 
 export interface TlsMaterial {
   key: string;
@@ -10,6 +10,9 @@ export interface TlsMaterial {
 
 /** A self-signed certificate for localhost and the loopback addresses, valid for two years. */
 export async function generateSelfSigned(commonName = 'localhost'): Promise<TlsMaterial> {
+  // Loaded only to make one (selfsigned and its X.509 library are about 0.3 s to load): a start
+  // whose data directory already holds its certificate never needs it.
+  const { default: selfsigned } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(notBeforeDate.getTime() + 2 * 365 * 24 * 3600 * 1000);
   const pems = await selfsigned.generate([{ name: 'commonName', value: commonName }], {
@@ -57,4 +60,21 @@ export async function loadOrCreateSelfSigned(dir: string): Promise<TlsMaterial &
 
 export function loadTlsFiles(certFile: string, keyFile: string): TlsMaterial {
   return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+}
+
+const trustingContexts = new Map<string, SecureContext>();
+
+/**
+ * A TLS context trusting the public roots, NODE_EXTRA_CA_CERTS and `extra` (PEM; a `ca` given to
+ * undici replaces Node's defaults instead of adding to them), built once per
+ * distinct set in a process: building one parses Node's ~140 root certificates again, tens of ms of
+ * CPU (a profile of the sandbox's start: its POS types, RMS and Google clients each built their own,
+ * and the RMS client one per connection, about a second in all). A context is immutable once built.
+ */
+export function trustingContext(...extra: string[]): SecureContext {
+  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
+  const key = [...fromEnv, ...extra].join('\n');
+  let context = trustingContexts.get(key);
+  if (!context) trustingContexts.set(key, (context = createSecureContext({ ca: [...rootCertificates, ...fromEnv, ...extra] })));
+  return context;
 }

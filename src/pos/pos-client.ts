@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
 import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
 import { callDeadline, MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
+import { trustingContext } from '../lib/tls.ts';
 import type { PosType } from './pos-types.ts';
 import {
   CreatedOrder, PosOrder, PosOrderHeads, PosPaymentState, PosOrders, PosTables, UnknownSkus,
@@ -123,13 +122,6 @@ function check<T>(schema: TSchema, value: unknown, what: string): T {
   return value as T;
 }
 
-/** Node's default trust plus NODE_EXTRA_CA_CERTS plus a POS type's own CA (undici's `ca` replaces the defaults). */
-function trustFor(extra: string | undefined): string[] | undefined {
-  if (!extra) return undefined;
-  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
-  return [...rootCertificates, ...fromEnv, extra];
-}
-
 export interface PosClientOptions {
   /** Whole-call limit (POS_TIMEOUT_MS). */
   timeoutMs: number;
@@ -170,7 +162,7 @@ export class PosClient implements PosAdapter {
     // One keep-alive pool per POS type (its base URL). A POS with its own CA gets one TLS context,
     // built here: given `ca`, every new connection parsed Node's ~140 root certificates again (a
     // profile of the payment bench: about 30 ms of CPU per connection).
-    const secureContext = type.ca ? createSecureContext({ ca: trustFor(type.ca) }) : undefined;
+    const secureContext = type.ca ? trustingContext(type.ca) : undefined;
     this.dispatcher = new Agent({
       connect: markingConnectFailures(buildConnector({ timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) })),
       headersTimeout: opts.timeoutMs,

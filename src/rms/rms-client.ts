@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
+import { trustingContext } from '../lib/tls.ts';
 import {
   readAck, readAvailability, readBooking, readRefusal, readSearch, ShapeError,
   type Availability, type BookingAck, type RmsBooking, type RmsContact,
@@ -271,16 +270,14 @@ export class RmsClients {
     const known = this.clients.get(id);
     if (known?.key === key) return known.client;
     if (known) void known.agent.close().catch(() => undefined);
-    const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
-    // The trust store is parsed once per pool, not once per connection: given `ca`, every
-    // tls.connect parses the ~140 root certificates again (15-140 ms of the event loop each, measured;
-    // an RMS that hangs costs a new connection per lookup, issue 28).
-    const secureContext = this.extraCa.length > 0 ? createSecureContext({ ca: [...rootCertificates, ...fromEnv, ...this.extraCa] }) : undefined;
     const agent = new Agent({
       connect: {
         timeout: Math.min(2000, this.opts.timeoutMs),
         lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
-        ...(secureContext ? { secureContext } : {}),
+        // The trust store is parsed once per set of CAs in the process (src/lib/tls.ts), not once per
+        // connection: given `ca`, every tls.connect parses the ~140 root certificates again (15-140 ms
+        // of the event loop each, measured; an RMS that hangs costs a new connection per lookup, issue 28).
+        ...(this.extraCa.length > 0 ? { secureContext: trustingContext(...this.extraCa) } : {}),
       },
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,

@@ -6,8 +6,9 @@ import { AppError } from '../lib/errors.ts';
 
 // The guides in docs/ served beside the API reference, so everything a partner's engineer needs is
 // reachable from /docs (issue 17): /docs/guides lists them, /docs/guides/{name} renders one. They are
-// read and rendered once at start (they change only with a release), never from a request's path:
-// the name must be one of the files found, so no path reaches the file system.
+// read once at start and each rendered once, when first asked for (rendering them all was about a
+// tenth of the start's CPU), never from a request's path: the name must be one of the files found,
+// so no path reaches the file system.
 
 export interface Guide {
   name: string;
@@ -49,8 +50,18 @@ export function loadGuides(dir: string): Guide[] {
   return files.map((file) => {
     const text = readFileSync(join(dir, file), 'utf8');
     const title = /^#\s+(.+)$/m.exec(text)?.[1]?.trim() ?? file;
-    const linked = outsideLinksAsText(text.replace(/\]\((?:\.\/)?([a-z0-9-]+)\.md(#[^)]*)?\)/g, (_m, name: string, hash = '') => `](/docs/guides/${name}${hash})`));
-    return { name: basename(file, '.md'), title, html: marked.parse(linked, { async: false }) as string };
+    let html: string | undefined;
+    const render = () => {
+      const linked = outsideLinksAsText(text.replace(/\]\((?:\.\/)?([a-z0-9-]+)\.md(#[^)]*)?\)/g, (_m, name: string, hash = '') => `](/docs/guides/${name}${hash})`));
+      return marked.parse(linked, { async: false }) as string;
+    };
+    return {
+      name: basename(file, '.md'),
+      title,
+      get html() {
+        return (html ??= render());
+      },
+    };
   });
 }
 

@@ -1,7 +1,7 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
-// Response serializers, compiled once per schema per process. fast-json-stringify builds each
+// Response serializers, compiled once per schema per process, on first use. fast-json-stringify builds each
 // route's serializer with an Ajv of its own, about 0.3 s of CPU for the whole API at every app
 // start; a process that starts the app more than once (the test suite, a restart in place) reuses
 // what it compiled. The route schemas are module constants, so a schema object compiles to the same
@@ -21,10 +21,17 @@ export const buildCachedSerializer: BuildSerializer = (externalSchemas, serializ
   if (!bySchema) compiled.set(key, (bySchema = new WeakMap()));
   const cache = bySchema;
   const compile = selectSerializer(externalSchemas as never, serializerOpts as never);
+  // Compiled on the first answer that uses it, not at the app's start (validation.ts says why).
   return (routeSchema) => {
     const schema = routeSchema.schema as object;
     let serializer = cache.get(schema);
-    if (!serializer) cache.set(schema, (serializer = compile({ ...routeSchema, schema: forSerialization(schema) } as never) as Serializer));
+    if (serializer) return serializer;
+    let built: Serializer | undefined;
+    serializer = (data) => {
+      built ??= compile({ ...routeSchema, schema: forSerialization(schema) } as never) as Serializer;
+      return built(data);
+    };
+    cache.set(schema, serializer);
     return serializer;
   };
 };

@@ -10,8 +10,23 @@ import { newAjv } from '../lib/json-schema.ts';
 const textAjv = newAjv(true);
 const bodyAjv = newAjv(false);
 
+/**
+ * Each validator is compiled on its route's first request, not when the app starts: compiling the
+ * whole API's (about 300 schemas) was most of a second of the start's CPU, and a sandbox or a CLI-driven
+ * process uses a few routes. Fastify reads a failed validation's `errors` from the function it was
+ * given, so the wrapper carries them over. ajv caches by schema object: an app built again in the
+ * same process (the tests) reuses what the first compiled.
+ */
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown) => {
+    compiled ??= ajv.compile(schema as object);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate;
 };
 

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { templateDir } from '../../src/db/template.ts';
 import { jsonOf, runCli, startServe, type ServeProcess } from '../helpers/cli.ts';
 import { HttpClient } from '../helpers/http.ts';
 
@@ -29,7 +30,10 @@ describe('without a server', () => {
     // run's bundle of the same sources, test/cli-bundle.ts).
     const first = await runCli(['migrate', '--json'], env(), 60_000, { realBin: true });
     expect(first.code, first.stderr).toBe(0);
-    expect(jsonOf(first).applied.length).toBeGreaterThan(0);
+    // `npm install` makes a migrated template the new data directory is copied from (src/db/template.ts):
+    // then there is nothing left to apply; without one (a checkout whose migrations changed since) every migration is applied here.
+    if (existsSync(join(templateDir(), 'PG_VERSION'))) expect(jsonOf(first).applied).toEqual([]);
+    else expect(jsonOf(first).applied.length).toBeGreaterThan(0);
     const again = await cli('migrate', '--json');
     expect(again.code).toBe(0);
     expect(jsonOf(again)).toEqual({ applied: [] });

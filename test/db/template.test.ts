@@ -1,0 +1,65 @@
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openEmbedded } from '../../src/db/db.ts';
+import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
+import { makeTemplate, seedFromTemplate, templateDir, templateKey } from '../../src/db/template.ts';
+
+// Issue 28: a new embedded data directory is a copy of a migrated template made at `npm install`
+// (bin/build.mjs), so a first start runs no initdb. The copy must be a store of its own, as migrated
+// as one made by initdb and every migration, and a template is never used for other migrations.
+
+const work = mkdtempSync(join(tmpdir(), 'tableside-template-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the pre-initialised embedded store', () => {
+  it('a new data directory copied from the template has every migration applied and is independent of another copy', async () => {
+    const template = await makeTemplate();
+    expect(template).toBe(templateDir());
+    const a = join(work, 'a', 'pgdata');
+    const b = join(work, 'b', 'pgdata');
+    mkdirSync(join(work, 'a'));
+    mkdirSync(join(work, 'b'));
+    expect(seedFromTemplate(a)).toBe(true);
+    expect(seedFromTemplate(b)).toBe(true);
+    const dbA = await openEmbedded({ dir: a });
+    const dbB = await openEmbedded({ dir: b });
+    try {
+      expect(await migrate(dbA)).toEqual({ applied: [] });
+      const names = (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(dbA.kysely)).rows.map((r) => r.name);
+      expect(names).toEqual(readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort().map((f) => f.replace(/\.sql$/, '')));
+      await sql`insert into settings (key, value, updated_at) values ('template-test', '1'::jsonb, now())`.execute(dbA.kysely);
+      const inB = await sql`select 1 from settings where key = 'template-test'`.execute(dbB.kysely);
+      expect(inB.rows).toEqual([]);
+    } finally {
+      await dbA.close();
+      await dbB.close();
+    }
+    // Nothing half-copied is left beside them.
+    expect(readdirSync(join(work, 'a'))).toEqual(['pgdata']);
+  }, 180_000);
+
+  it('a data directory that already holds anything is never overwritten', () => {
+    const dir = join(work, 'c', 'pgdata');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'something'), 'x');
+    expect(seedFromTemplate(dir)).toBe(false);
+    expect(readdirSync(dir)).toEqual(['something']);
+  });
+
+  it('the template is keyed by the migrations: a new or an edited migration file is another key', () => {
+    const copy = join(work, 'migrations');
+    cpSync(MIGRATIONS_DIR, copy, { recursive: true });
+    const key = templateKey(copy);
+    expect(key).toBe(templateKey());
+    writeFileSync(join(copy, '999_later.sql'), 'select 1;');
+    const withNew = templateKey(copy);
+    expect(withNew).not.toBe(key);
+    const first = readdirSync(copy).filter((f) => f.endsWith('.sql')).sort()[0]!;
+    writeFileSync(join(copy, first), `${readFileSync(join(copy, first), 'utf8')}\n-- edited`);
+    expect(templateKey(copy)).not.toBe(withNew);
+    expect(templateDir(key)).toBe(templateDir());
+  });
+});
