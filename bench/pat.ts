@@ -23,7 +23,7 @@
 // must stay flat; 100000 for issue 28's full check), BENCH_WARM (5000 requests before each GET scenario), BENCH_WARM_PAYMENTS (300 before each payment one),
 // BENCH_PGBENCH_SECONDS (15), BENCH_PGLITE=0 (skip the embedded store), BENCH_SCENARIOS (a regular
 // expression on the scenario names: only those run), BENCH_CPU_PROF=<dir> (a CPU
-// profile of each service process), BENCH_PG_OPTIONS (PostgreSQL options for the service's
+// profile of each service process), BENCH_SERVICE_NODE_FLAGS (Node/V8 flags for the service alone), BENCH_PG_OPTIONS (PostgreSQL options for the service's
 // connections, e.g. "-c log_statement=all" to count the statements a request sends), BENCH_DIAG=1
 // (also /healthz, /readyz and a venue's features: what the framework, one trivial query and
 // authentication cost the service), BENCH_KEEP=1 (keep the service's schema for EXPLAIN). Everything lives in fresh
@@ -71,14 +71,27 @@ const withSchema = (s: string) => {
 };
 const dir = mkdtempSync(join(tmpdir(), 'tableside-bench-'));
 const children: ChildProcess[] = [];
-// An interrupted bench stops what it started (a failed run once left a simulator running 18 minutes).
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    for (const child of children) child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  });
+/**
+ * An interrupted or crashed bench stops what it started (a failed run once left a simulator running
+ * 18 minutes) and drops its schemas: the `finally` of main() does not run on a signal or on an
+ * exception thrown outside its promise chain (an ECONNRESET from an idle TLS socket did, once).
+ */
+function abandon(code: number) {
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+  const db = new pg.Client({ connectionString: BASE_URL });
+  const exit = () => process.exit(code);
+  setTimeout(exit, 5000).unref();
+  db.connect()
+    .then(() => db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${pgbenchSchema} CASCADE`))
+    .finally(() => db.end())
+    .then(exit, exit);
 }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => abandon(130));
+process.once('uncaughtException', (err) => {
+  console.error(err);
+  abandon(1);
+});
 
 function start(args: string[], env: Record<string, string>, match: RegExp, stream: 'stdout' | 'stderr' = 'stdout'): Promise<{ child: ChildProcess; line: string }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -221,7 +234,9 @@ async function serve(label: string, storeEnv: Record<string, string>, posTypes: 
   const env = { ...storeEnv, TABLESIDE_DATA: data, PGAPPNAME: app };
   // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (node --cpu-prof).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const served = await start([...prof, join(ROOT, 'bin/tableside.mjs'), 'serve'], { ...env, POS_TYPES: posTypes, PORT: '0', AUTH_FAILURE_LIMIT_PER_MIN: '1000000', POS_TABLES_TTL_S: '3600' }, /Tableside listening on/, 'stderr');
+  // BENCH_SERVICE_NODE_FLAGS: V8/Node flags for the service alone (e.g. "--max-semi-space-size=2", issue 28's memory A/B).
+  const flags = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const served = await start([...flags, ...prof, join(ROOT, 'bin/tableside.mjs'), 'serve'], { ...env, POS_TYPES: posTypes, PORT: '0', AUTH_FAILURE_LIMIT_PER_MIN: '1000000', POS_TABLES_TTL_S: '3600' }, /Tableside listening on/, 'stderr');
   const origin = /(https:\/\/\S+)/.exec(served.line)![1];
   const agent = new Agent({ connect: { ca: readFileSync(join(data, 'tls.crt'), 'utf8') }, connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const partner = JSON.parse(await cli(['partner', 'create', '--name', 'bench', '--access', 'pat', '--json'], env));

@@ -8,7 +8,15 @@ import { inject } from 'vitest';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const REAL_BIN = join(ROOT, 'bin', 'tableside.mjs');
-const bin = (realBin = false) => (realBin ? REAL_BIN : inject('cliEntry'));
+/** Outside vitest (bench/channels.ts) there is no run bundle to inject: the real bin runs. */
+function bin(realBin = false): string {
+  if (realBin) return REAL_BIN;
+  try {
+    return inject('cliEntry');
+  } catch {
+    return REAL_BIN;
+  }
+}
 
 export interface CliResult {
   code: number | null;
