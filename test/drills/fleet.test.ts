@@ -271,8 +271,8 @@ async function webhookChecks(q: Query, receiver: WebhookReceiver): Promise<Check
     JOIN webhook_endpoints e ON e.partner_id = o.partner_id
     WHERE o.type = ANY(e.events) AND o.created_at >= e.created_at
       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.endpoint_id = e.id)`);
-  const jobs = await q(sql<{ kind: string; payload: unknown; locked_until: Date | null; attempts: number; last_error: string | null }>`
-    SELECT kind, payload, locked_until, attempts, last_error FROM jobs WHERE kind IN ('outbox.event', 'webhooks.deliver')`);
+  const jobs = await q(sql<{ kind: string; payload: unknown; run_at: Date; locked_until: Date | null; attempts: number; last_error: string | null }>`
+    SELECT kind, payload, run_at, locked_until, attempts, last_error FROM jobs WHERE kind IN ('outbox.event', 'webhooks.deliver')`);
   const notDelivered = deliveries.filter((d) => !receiver.on(d.path).some((r) => r.headers['webhook-id'] === d.webhook_id && r.body === d.body));
   const idsPerBody = new Map<string, Set<string>>();
   for (const r of receiver.received) {
@@ -287,7 +287,7 @@ async function webhookChecks(q: Query, receiver: WebhookReceiver): Promise<Check
       ok: undelivered.length === 0,
       detail: `${undelivered.slice(0, 5).map((e) => `${e.type} ${e.id} at ${e.created_at.toISOString()}`).join('; ')}; jobs left: ${JSON.stringify(jobs.slice(0, 5))}`,
     },
-    { name: 'every delivery reached the receiver at least once', ok: notDelivered.length === 0 && deliveries.every((d) => d.status === 'succeeded'), detail: [...notDelivered, ...deliveries.filter((d) => d.status !== 'succeeded')].slice(0, 5).map((d) => `${d.webhook_id} ${d.status} ${d.body.slice(0, 80)}`).join('; ') },
+    { name: 'every delivery reached the receiver at least once', ok: notDelivered.length === 0 && deliveries.every((d) => d.status === 'succeeded'), detail: `${[...notDelivered, ...deliveries.filter((d) => d.status !== 'succeeded')].slice(0, 5).map((d) => `${d.webhook_id} ${d.status} ${d.body.slice(0, 80)}`).join('; ')}; jobs left: ${JSON.stringify(jobs.slice(0, 5))}` },
     { name: `one webhook-id per event across redeliveries (${redelivered} redeliveries)`, ok: unstable.length === 0, detail: unstable.slice(0, 5).join('; ') },
   ];
 }
