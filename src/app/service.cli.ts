@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.ts';
 import { print, type RunOperatorCommand } from '../lib/cli.ts';
+import { sandboxFile } from '../sandbox/ports.ts';
 import type { RunningService } from './service.ts';
 
 // `tableside serve` (the process of service.ts) and `tableside migrate`. The service is imported
@@ -37,7 +38,7 @@ function startBanner(service: RunningService, config: Config): string[] {
   if (!s) return out;
   return [
     ...out,
-    'Sandbox credentials (also in .tableside/sandbox.json):',
+    `Sandbox credentials (also in ${sandboxFile(config.dataDir)}):`,
     `  content API key (/v1/rms):        ${s.apiKey}`,
     `  access token (/v1/pat, /v1/pos):  ${s.accessToken}`,
     `  client id / secret (/oauth/token): ${s.clientId} / ${s.clientSecret}`,

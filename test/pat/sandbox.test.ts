@@ -105,6 +105,8 @@ describe('tableside serve --sandbox', () => {
     expect(output).toContain(first.accessToken);
     expect(output).toContain(first.apiKey);
     for (const id of first.venueIds) expect(output).toContain(id);
+    // The banner names the file where it is (TABLESIDE_DATA here is not ./.tableside).
+    expect(output).toContain(`Sandbox credentials (also in ${join(dir, 'sandbox.json')}):`);
   });
 
   it('[DES-067] [DES-066] sandbox.json is complete before /healthz first answers 200 (a script waiting for health reads it at once)', () => {
