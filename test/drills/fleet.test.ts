@@ -163,6 +163,10 @@ async function settleAndCheck(f: Fleet, db: Db, receiver: WebhookReceiver, rec: 
   };
   await settled('payments terminal', async () => (await q(sql<{ n: number }>`SELECT count(*)::int AS n FROM payments WHERE status NOT IN ('confirmed', 'failed', 'forward_failed')`))[0]!.n);
   await settled('bookings created or refused', async () => (await q(sql<{ n: number }>`SELECT count(*)::int AS n FROM bookings WHERE sync = 'creating'`))[0]!.n);
+  // A seating whose attempt died with its replica mid-call may have reached the POS: after the
+  // claim's lease the next attempt looks for the order, and creates it only after two looks 30 s
+  // apart found nothing (BKG-37), so it may open a minute or two after the load stops.
+  await settled('seatings opened', async () => (await q(sql<{ n: number }>`SELECT count(*)::int AS n FROM seatings WHERE status IN ('opening', 'pending')`))[0]!.n);
   // An event's fan-out or delivery job a killed replica held runs again when its lease ends (60 s).
   await settled('webhook fan-outs and deliveries done', async () => (await q(sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE kind IN ('outbox.event', 'webhooks.deliver')`))[0]!.n);
   await settled('webhook deliveries done', async () => (await q(sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`))[0]!.n);
