@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { rejectOnAbort } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
+import { trustingContext } from '../lib/tls.ts';
 
 // One POST of a webhook to a partner's endpoint. The endpoint is untrusted: it may be slow, answer a
 // huge body, redirect, reset or point its DNS at our own network. So: a whole-call limit (15 s), a
@@ -29,12 +28,6 @@ export interface Sender {
   close(): Promise<void>;
 }
 
-/** Node's trust plus NODE_EXTRA_CA_CERTS, read when the sender is made (undici's `ca` replaces the defaults). */
-function trust(): string[] | undefined {
-  const file = process.env.NODE_EXTRA_CA_CERTS;
-  return file ? [...rootCertificates, readFileSync(file, 'utf8')] : undefined;
-}
-
 /** Reads at most `cap` bytes of a body, then drops the connection's remainder. */
 async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<string> {
   const chunks: Buffer[] = [];
@@ -52,11 +45,10 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
 
 export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }): Sender {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const ca = trust();
-  // One TLS context for every connection: given `ca`, each new connection would otherwise build its
-  // own and parse Node's ~150 root certificates again (the CPU profile of bench/webhooks.ts put
-  // that first among the sender's costs).
-  const secureContext = ca ? createSecureContext({ ca }) : undefined;
+  // Node's trust plus NODE_EXTRA_CA_CERTS, read when the sender is made, as one TLS context for every
+  // connection: given `ca`, each new connection would otherwise parse Node's ~150 root certificates
+  // again (the CPU profile of bench/webhooks.ts put that first among the sender's costs).
+  const secureContext = process.env.NODE_EXTRA_CA_CERTS ? trustingContext() : undefined;
   const dispatcher = new Agent({
     connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(secureContext ? { secureContext } : {}) },
     headersTimeout: timeoutMs,
