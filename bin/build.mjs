@@ -59,16 +59,14 @@ const ownImportMetaUrl = {
   },
 };
 
-/** Builds into a new directory, then switches the manifest to it (a rename: concurrent starts never see half a build). */
-export async function build() {
-  const { build: esbuild } = await import('esbuild');
-  const id = `cli-${Date.now().toString(36)}-${process.pid}`;
-  const outdir = join(BUILD_DIR, id);
-  mkdirSync(BUILD_DIR, { recursive: true });
-  // Stamped before the build: a file edited while esbuild reads it makes the next start rebuild.
-  const result = await esbuild({
-    // db-template: the pre-initialised embedded store's maker (src/db/template.ts), run at install.
-    entryPoints: { main: join(ROOT, 'src', 'main.ts'), 'db-template': join(ROOT, 'src', 'db', 'template.ts') },
+/**
+ * The esbuild options of a bundle of the sources (code splitting, so a command loads only what it
+ * imports; dependencies external, resolved from node_modules; each module its own import.meta.url),
+ * shared by this build and the test suite's (test/cli-bundle.ts).
+ */
+export function bundleOptions(entryPoints, outdir) {
+  return {
+    entryPoints,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -78,9 +76,22 @@ export async function build() {
     outdir,
     outExtension: { '.js': '.mjs' },
     plugins: [ownImportMetaUrl],
-    metafile: true,
     absWorkingDir: ROOT,
     logLevel: 'warning',
+  };
+}
+
+/** Builds into a new directory, then switches the manifest to it (a rename: concurrent starts never see half a build). */
+export async function build() {
+  const { build: esbuild } = await import('esbuild');
+  const id = `cli-${Date.now().toString(36)}-${process.pid}`;
+  const outdir = join(BUILD_DIR, id);
+  mkdirSync(BUILD_DIR, { recursive: true });
+  // Stamped before the build: a file edited while esbuild reads it makes the next start rebuild.
+  const result = await esbuild({
+    // db-template: the pre-initialised embedded store's maker (src/db/template.ts), run at install.
+    ...bundleOptions({ main: join(ROOT, 'src', 'main.ts'), 'db-template': join(ROOT, 'src', 'db', 'template.ts') }, outdir),
+    metafile: true,
   });
   const inputs = Object.keys(result.metafile.inputs)
     .map((rel) => join(ROOT, rel))

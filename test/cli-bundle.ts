@@ -1,41 +1,16 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
+import { bundleOptions } from '../bin/build.mjs';
 
-// The `tableside` command as the test suite spawns it. bin/tableside.mjs compiles every source file
-// through tsx when it starts, about 1.5 s of CPU per process here, and the suite starts a hundred
-// or so CLI and `serve` processes. This bundles the same sources once per run (esbuild, the
-// compiler tsx itself uses) with code splitting, so each command still loads only what it imports.
+// The `tableside` command as the test suite spawns it: the sources bundled once per run with the
+// options of bin/build.mjs (the command's own build), from an entry under test/ and into a directory
+// of this run, so parallel runs and worktrees never share or rebuild each other's bundle.
 // Dependencies stay external and resolve from the project's node_modules, which is why the bundle
-// is written under node_modules/.cache. The real bin stays tested: the "right after install" test
-// and the simulator CLI test spawn it.
-
-/** Each source module keeps its own import.meta.url (the migrations and the guides are found by it). */
-const ownImportMetaUrl: Plugin = {
-  name: 'own-import-meta-url',
-  setup(b) {
-    b.onLoad({ filter: /\/src\/.*\.ts$/ }, async ({ path }) => ({
-      contents: (await readFile(path, 'utf8')).replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href)),
-      loader: 'ts',
-    }));
-  },
-};
+// is written under node_modules/.cache. The real bin stays tested: the "right after install" test,
+// test/operator/cli-build.test.ts and the simulator CLI test spawn it.
 
 /** Builds the bundle in `outdir` and returns its entry file. */
 export async function buildCliBundle(root: string, outdir: string): Promise<string> {
-  await build({
-    entryPoints: { tableside: join(root, 'test', 'fixtures', 'cli-entry.ts') },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    plugins: [ownImportMetaUrl],
-    logLevel: 'warning',
-  });
+  await build(bundleOptions({ tableside: join(root, 'test', 'fixtures', 'cli-entry.ts') }, outdir));
   return join(outdir, 'tableside.mjs');
 }
