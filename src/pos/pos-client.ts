@@ -159,12 +159,18 @@ export class PosClient implements PosAdapter {
     private readonly type: Pick<PosType, 'code' | 'baseUrl' | 'apiKey' | 'ca'>,
     private readonly opts: PosClientOptions,
   ) {
-    // One keep-alive pool per POS type (its base URL). A POS with its own CA gets one TLS context,
-    // built here: given `ca`, every new connection parsed Node's ~140 root certificates again (a
-    // profile of the payment bench: about 30 ms of CPU per connection).
-    const secureContext = type.ca ? trustingContext(type.ca) : undefined;
+    // One keep-alive pool per POS type (its base URL). A POS with its own CA gets one TLS context:
+    // given `ca`, every new connection parsed Node's ~140 root certificates again (a profile of the
+    // payment bench: about 30 ms of CPU per connection). It is built at the first connection, not
+    // here: a sandbox restart makes the clients of its venues' POS types and calls none of them
+    // (the context was 0.1-0.27 s of that restart's profile).
+    let connector: buildConnector.connector | undefined;
+    const connect: buildConnector.connector = (options, callback) => {
+      connector ??= buildConnector({ timeout: opts.connectTimeoutMs ?? 2000, ...(type.ca ? { secureContext: trustingContext(type.ca) } : {}) });
+      connector(options, callback);
+    };
     this.dispatcher = new Agent({
-      connect: markingConnectFailures(buildConnector({ timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) })),
+      connect: markingConnectFailures(connect),
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       keepAliveTimeout: 10_000,
