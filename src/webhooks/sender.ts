@@ -1,5 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import { rejectOnAbort } from '../lib/outbound-http.ts';
+import { Agent, buildConnector, request, type Dispatcher } from 'undici';
+import { connectorOnFirstUse, rejectOnAbort } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
 import { trustingContext } from '../lib/tls.ts';
 
@@ -45,12 +45,15 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
 
 export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }): Sender {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  // Node's trust plus NODE_EXTRA_CA_CERTS, read when the sender is made, as one TLS context for every
+  // Node's trust plus NODE_EXTRA_CA_CERTS, read at the first delivery, as one TLS context for every
   // connection: given `ca`, each new connection would otherwise parse Node's ~150 root certificates
-  // again (the CPU profile of bench/webhooks.ts put that first among the sender's costs).
-  const secureContext = process.env.NODE_EXTRA_CA_CERTS ? trustingContext() : undefined;
+  // again (the CPU profile of bench/webhooks.ts put that first among the sender's costs). Made at
+  // the first connection: with NODE_EXTRA_CA_CERTS set, the context was the largest part of building
+  // the app in a profile of a sandbox restart, which delivers nothing before its first request.
+  const lookup = guardedLookup({ allowPrivate: opts.allowPrivate });
   const dispatcher = new Agent({
-    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(secureContext ? { secureContext } : {}) },
+    connect: connectorOnFirstUse<Parameters<buildConnector.connector>>(() =>
+      buildConnector({ timeout: CONNECT_TIMEOUT_MS, lookup, ...(process.env.NODE_EXTRA_CA_CERTS ? { secureContext: trustingContext() } : {}) })),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
