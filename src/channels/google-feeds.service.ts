@@ -104,17 +104,22 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
     }
   }
 
-  /** The unsharded availability feed's JSON, a batch of records at a time. */
+  /** The unsharded availability feed's JSON, in pieces of at most about PIECE_CHARS. */
   async function* availabilityText(venues: FeedVenueRow[], nonce: string, now: Date): AsyncGenerator<string> {
     const { head, tail } = availabilityFrame(feedMetadata(nonce, horizonOf(now).generation, 0, 1));
-    yield head;
+    let piece = head;
     let first = true;
     for await (const texts of recordBatches(venues, now, false)) {
-      if (texts.length === 0) continue;
-      yield first ? texts.join(',') : `,${texts.join(',')}`;
-      first = false;
+      for (const text of texts) {
+        piece += first ? text : `,${text}`;
+        first = false;
+        if (piece.length >= PIECE_CHARS) {
+          yield piece;
+          piece = '';
+        }
+      }
     }
-    yield tail;
+    yield piece + tail;
   }
 
   /**
@@ -211,7 +216,9 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
       const now = clock.now();
       const venues = await allLinkedVenues(db.kysely, channel.id);
       const nonce = uuidv7();
-      if (kind === 'availability') return Readable.from(availabilityText(venues, nonce, now));
+      // One piece read ahead of the client at most (a Readable's default is 16): text waiting for
+      // a slow socket lives long enough for V8 to move it to the old generation, collected late.
+      if (kind === 'availability') return Readable.from(availabilityText(venues, nonce, now), { highWaterMark: 1 });
       const file = catalogueFiles(venues, nonce, horizonOf(now).generation).find((f) => f.kind === kind)!;
       return Readable.from([JSON.stringify(file.document)]);
     },

@@ -54,13 +54,14 @@ describe('feed sets', () => {
 });
 
 describe('[BKG-45] the availability feed written in pieces', () => {
-  // Besides `input`: a slot time twice for one party size (on two dates and within one record), the
-  // same time at another size, spots below 0 and open over total, a venue id JSON must escape.
+  // Besides `input`: a slot time twice for one party size (on two dates and within one record, and
+  // one earlier than the times before it), the same time at another size, spots below 0 and open over total, a venue id JSON must escape.
   const tricky: VenueRecords = {
     venue: venue('v"3\\', 3),
     records: [
       { date: 'd1', partySize: 2, duration: 0, slots: [...slots(1, 2), { startSec: T0 + 86_400, totalSpots: 9, openSpots: 1 }] },
-      { date: 'd2', partySize: 2, duration: 5400, slots: [{ startSec: T0 + 86_400 + 900, totalSpots: -1, openSpots: 3 }, ...slots(2, 1)] },
+      { date: 'd2', partySize: 2, duration: 5400, slots: [{ startSec: T0 + 86_400 + 900, totalSpots: -1, openSpots: 3 }, ...slots(2, 1), { startSec: T0 + 86_400 + 450, totalSpots: 3, openSpots: 3 }] },
+      { date: 'd3', partySize: 2, duration: 5400, slots: [{ startSec: T0 + 86_400 + 450, totalSpots: 1, openSpots: 1 }, { startSec: T0, totalSpots: 1, openSpots: 1 }] },
       { date: 'd2', partySize: 3, duration: 5400, slots: [{ startSec: T0 + 86_400, totalSpots: 2, openSpots: 7 }, { startSec: T0 - 1, totalSpots: 2, openSpots: 1 }] },
       { date: 'd2', partySize: 0, duration: 5400, slots: slots(2, 1) },
     ],
@@ -75,7 +76,7 @@ describe('[BKG-45] the availability feed written in pieces', () => {
 
   it("recordTexts writes availabilityOf's records, each exactly its JSON.stringify, a snapshot record at a time", () => {
     for (const v of venues) expect(texts(v), v.venue.id).toEqual(availabilityOf(v, T0, T0 + 30 * 86_400).map((r) => JSON.stringify(r)));
-    expect(texts(tricky)).toHaveLength(4);
+    expect(texts(tricky)).toHaveLength(6);
   });
 
   it('head, the records\' texts separated by commas and tail are exactly JSON.stringify of the whole document', () => {
