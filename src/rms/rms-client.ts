@@ -170,10 +170,15 @@ export class RmsClient {
     await this.call('GET', '/healthcheck');
   }
 
+  /** How long `availability` waits for the RMS before it fails with a timeout (DESIGN 8.2: 1 s). */
+  get availabilityTimeoutMs(): number {
+    return this.opts.availabilityTimeoutMs ?? 1000;
+  }
+
   async availability(q: AvailabilityQuery): Promise<Availability> {
     const res = await this.call('GET', '/availability', {
       query: { venueId: q.venueId, date: q.date, partySize: String(q.partySize), areaId: q.areaId ?? undefined },
-      timeoutMs: this.opts.availabilityTimeoutMs ?? 1000,
+      timeoutMs: this.availabilityTimeoutMs,
     });
     const answer = this.read('GET /availability', readAvailability, res.body);
     if (answer.venueId !== q.venueId || answer.date !== q.date || answer.partySize !== q.partySize) {
