@@ -51,7 +51,9 @@ export interface JobContext {
   claimFor(kind: string): NewClaim;
   /**
    * Runs a job this run wrote claimed (`claimFor`, claim 1) as the runner runs a job it claimed:
-   * counted in flight, its end or retry fenced on that claim, a throw retried with backoff. `run`
+   * counted in flight (past the runner's concurrency for a while, since the room was measured
+   * before the claim of the job that starts it), its end or retry fenced on that claim, a throw
+   * retried with backoff. `run`
    * replaces the kind's handler for this run only (a handler that already holds what the job would
    * read); it must behave as the kind's handler does.
    */
