@@ -6,7 +6,7 @@
 /**
  * A client's connect function (undici's connector), made at its first connection rather than with
  * the client: its TLS context costs tens of ms of CPU (lib/tls.ts), and a start makes clients it
- * does not call before its first request (a sandbox restart: the webhook sender, the POS types).
+ * does not call before its first request (a sandbox restart: its POS types' clients).
  */
 export function connectorOnFirstUse<A extends unknown[]>(build: () => (...args: A) => void): (...args: A) => void {
   let connector: ((...args: A) => void) | undefined;

@@ -64,6 +64,17 @@ export function loadTlsFiles(certFile: string, keyFile: string): TlsMaterial {
 
 const trustingContexts = new Map<string, SecureContext>();
 
+/** NODE_EXTRA_CA_CERTS's certificates; none when it cannot be read, as Node itself does (it warns at start). */
+function extraFromEnv(): string[] {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (!file) return [];
+  try {
+    return [readFileSync(file, 'utf8')];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * A TLS context trusting what Node trusts (its roots, and NODE_EXTRA_CA_CERTS as read at start-up),
  * NODE_EXTRA_CA_CERTS as it is now (tests set it after start) and `extra` (PEM; a `ca` given to
@@ -75,8 +86,7 @@ const trustingContexts = new Map<string, SecureContext>();
  * certificates being parsed again here). A context is immutable once built.
  */
 export function trustingContext(...extra: string[]): SecureContext {
-  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
-  const pems = [...fromEnv, ...extra];
+  const pems = [...extraFromEnv(), ...extra];
   const key = pems.join('\n');
   let context = trustingContexts.get(key);
   if (!context) {

@@ -1,5 +1,5 @@
-import { Agent, buildConnector, request, type Dispatcher } from 'undici';
-import { connectorOnFirstUse, rejectOnAbort } from '../lib/outbound-http.ts';
+import { Agent, request, type Dispatcher } from 'undici';
+import { rejectOnAbort } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
 import { trustingContext } from '../lib/tls.ts';
 
@@ -45,20 +45,23 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
 
 export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }): Sender {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  // Node's trust plus NODE_EXTRA_CA_CERTS, read at the first delivery, as one TLS context for every
-  // connection: given `ca`, each new connection would otherwise parse Node's ~150 root certificates
-  // again (the CPU profile of bench/webhooks.ts put that first among the sender's costs). Made at
-  // the first connection: with NODE_EXTRA_CA_CERTS set, the context was the largest part of building
-  // the app in a profile of a sandbox restart, which delivers nothing before its first request.
-  const lookup = guardedLookup({ allowPrivate: opts.allowPrivate });
-  const dispatcher = new Agent({
-    connect: connectorOnFirstUse<Parameters<buildConnector.connector>>(() =>
-      buildConnector({ timeout: CONNECT_TIMEOUT_MS, lookup, ...(process.env.NODE_EXTRA_CA_CERTS ? { secureContext: trustingContext() } : {}) })),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    keepAliveTimeout: 10_000,
-    connections: 16,
-  });
+  // Node's trust plus NODE_EXTRA_CA_CERTS as one TLS context for every connection: given `ca`, each
+  // new connection would otherwise parse Node's ~150 root certificates again (the CPU profile of
+  // bench/webhooks.ts put that first among the sender's costs). Made at the first delivery, not
+  // with the sender: every operator command builds the services, and the context was 170 ms of
+  // `tableside feeds export`'s start (a CPU profile, NODE_EXTRA_CA_CERTS the system's bundle).
+  let agent: Agent | undefined;
+  const dispatcher = () => {
+    if (agent) return agent;
+    const secureContext = process.env.NODE_EXTRA_CA_CERTS ? trustingContext() : undefined;
+    return (agent = new Agent({
+      connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(secureContext ? { secureContext } : {}) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 10_000,
+      connections: 16,
+    }));
+  };
 
   return {
     async post(url, headers, body) {
@@ -73,7 +76,7 @@ export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }
       try {
         const pending = request(url, {
           method: 'POST',
-          dispatcher,
+          dispatcher: dispatcher(),
           headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Tableside-Webhooks/1' },
           body,
           signal,
@@ -90,6 +93,6 @@ export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }
         return done(null, null, reason.slice(0, 500));
       }
     },
-    close: () => dispatcher.close(),
+    close: async () => agent?.close(),
   };
 }

@@ -4,8 +4,25 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SecureContext } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateSelfSigned, trustingContext, type TlsMaterial } from '../../src/lib/tls.ts';
+
+// The one TLS context per set of CAs (src/lib/tls.ts) that the RMS client now uses for every pool.
+
+describe('trustingContext', () => {
+  const before = process.env.NODE_EXTRA_CA_CERTS;
+  afterEach(() => {
+    if (before === undefined) delete process.env.NODE_EXTRA_CA_CERTS;
+    else process.env.NODE_EXTRA_CA_CERTS = before;
+  });
+
+  it('ignores a NODE_EXTRA_CA_CERTS that cannot be read, as Node does, instead of failing every call made through it', () => {
+    process.env.NODE_EXTRA_CA_CERTS = '/nonexistent/tableside-extra-ca.pem';
+    const context = trustingContext();
+    expect(context).toBeDefined();
+    expect(trustingContext()).toBe(context); // built once
+  });
+});
 
 // trustingContext adds certificates to a copy of Node's default trust: what it was given is
 // trusted, NODE_EXTRA_CA_CERTS (also when set after start) is trusted, and nothing leaks into the
@@ -29,7 +46,7 @@ function get(server: Server, secureContext?: SecureContext): Promise<string> {
   });
 }
 
-describe('trustingContext', () => {
+describe('trustingContext: Node\'s default trust plus what it is given', () => {
   let given: Server;
   let fromEnv: Server;
   let givenCert: string;
@@ -52,7 +69,7 @@ describe('trustingContext', () => {
     fromEnv?.close();
   });
 
-  test('trusts the certificates it is given and NODE_EXTRA_CA_CERTS, once per set of them', async () => {
+  it('trusts the certificates it is given and NODE_EXTRA_CA_CERTS, once per set of them', async () => {
     const context = trustingContext(givenCert);
     expect(await get(given, context)).toBe('HTTP 200');
     expect(await get(fromEnv, context)).toBe('HTTP 200');
@@ -60,7 +77,7 @@ describe('trustingContext', () => {
     expect(trustingContext(givenCert)).toBe(context);
   });
 
-  test("Node's default trust is left as it was: a connection without the context refuses both", async () => {
+  it("Node's default trust is left as it was: a connection without the context refuses both", async () => {
     trustingContext(givenCert);
     expect(await get(given)).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
     // Set after this process started: Node's default trust never read it.
