@@ -33,9 +33,12 @@ export interface FeedVenue {
   maxCovers: number | null;
 }
 
+/** One record of a venue's RMS snapshot, as the feeds read it. */
+export interface VenueRecord { date: string; partySize: number; duration: number | null; slots: Array<{ startSec: number; totalSpots: number; openSpots: number }> }
+
 export interface VenueRecords {
   venue: FeedVenue;
-  records: Array<{ date: string; partySize: number; duration: number | null; slots: Array<{ startSec: number; totalSpots: number; openSpots: number }> }>;
+  records: VenueRecord[];
 }
 
 export interface AvailabilityRecord {
@@ -88,6 +91,56 @@ export function availabilityOf(input: VenueRecords, fromSec: number, toSec: numb
   return out;
 }
 
+/** A number as JSON.stringify writes it. */
+const jsonNumber = (n: number) => (Number.isFinite(n) ? String(n) : 'null');
+
+/** Adds `n` to the sorted array unless it is there; whether it was added. */
+function addSorted(sorted: number[], n: number): boolean {
+  if (sorted.length === 0 || n > sorted[sorted.length - 1]!) {
+    sorted.push(n);
+    return true;
+  }
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < n) lo = mid + 1;
+    else hi = mid;
+  }
+  if (sorted[lo] === n) return false;
+  sorted.splice(lo, 0, n);
+  return true;
+}
+
+/**
+ * availabilityOf's records of one venue as their JSON text (each exactly JSON.stringify of the
+ * record), appended to `out` a snapshot record at a time, with no record object made: the export
+ * and the HTTP feed write text straight from the rows they read (bench/bulk.ts: each slot made a
+ * record, then a Google record, then text, and that garbage was most of their RSS). It keeps
+ * availabilityOf's state (a slot time is kept once, the first), so it is given the venue's records
+ * in availabilityOf's order, and one function serves one venue of one feed.
+ */
+export function recordTexts(venue: FeedVenue, fromSec: number, toSec: number): (record: VenueRecord, out: string[]) => void {
+  const head = `{"merchant_id":${JSON.stringify(venue.id)},"service_id":${JSON.stringify(SERVICE_ID)},"start_sec":`;
+  const maxSize = partySizesOf(venue);
+  // Per party size, the slot times written (availabilityOf's `${start}|${size}` keys), as seconds
+  // from `fromSec` in a sorted array: small integers, 4 bytes each, appended as a venue's slots come
+  // in order (a Set of 11,600 times a venue, rehashed as it grew, was the feed's largest garbage).
+  const seen = new Map<number, number[]>();
+  return (r, out) => {
+    if (r.partySize < 1 || r.partySize > maxSize) return;
+    let starts = seen.get(r.partySize);
+    if (!starts) seen.set(r.partySize, (starts = []));
+    const duration = `,"duration_sec":${jsonNumber(r.duration ?? DEFAULT_DURATION_SEC)},"spots_total":`;
+    const tail = `,"resources":{"party_size":${jsonNumber(r.partySize)}}}`;
+    for (const s of r.slots) {
+      if (s.startSec < fromSec || s.startSec >= toSec || !addSorted(starts, s.startSec - fromSec)) continue;
+      const total = Math.max(0, s.totalSpots);
+      out.push(`${head}${jsonNumber(s.startSec)}${duration}${jsonNumber(total)},"spots_open":${jsonNumber(Math.min(Math.max(0, s.openSpots), total))}${tail}`);
+    }
+  };
+}
+
 export interface FeedFile { name: string; kind: FeedKind; document: { metadata: FeedMetadata } & Record<string, unknown> }
 
 const FEED_FIELD: Record<FeedKind, string> = { merchants: 'merchant', services: 'service', availability: 'service_availability' };
@@ -101,18 +154,12 @@ export const shardName = (kind: FeedKind, i: number, total: number) => `${kind}-
 export const availabilityDocument = (metadata: FeedMetadata, records: AvailabilityRecord[]) => ({ metadata, service_availability: [{ availability: records }] });
 
 /**
- * availabilityDocument's JSON in pieces, for a feed written as its records come: `head`, then each
- * batch of records from `recordsText`, then `tail` make exactly `JSON.stringify` of the whole
- * document, without the whole ever being in memory.
+ * availabilityDocument's JSON in pieces, for a feed written as its records come: `head`, then the
+ * records' texts (recordTexts) separated by commas, then `tail` make exactly `JSON.stringify` of the
+ * whole document, without the whole ever being in memory.
  */
 export function availabilityFrame(metadata: FeedMetadata): { head: string; tail: string } {
   return { head: `{"metadata":${JSON.stringify(metadata)},"service_availability":[{"availability":[`, tail: ']}]}' };
-}
-
-/** A batch of records inside the frame; `first`: no record was written before it. */
-export function recordsText(records: readonly AvailabilityRecord[], first: boolean): string {
-  const text = records.map((r) => JSON.stringify(r)).join(',');
-  return first || text === '' ? text : `,${text}`;
 }
 
 /** The availability window of a feed generated at `now`: [generation, generation + 30 days). */

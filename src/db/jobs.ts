@@ -42,6 +42,33 @@ export interface JobContext {
    * handler must stop before it acts again (another process runs the job).
    */
   renewLease(): Promise<boolean>;
+  /**
+   * The claim a handler writes new jobs of `kind` with when it means to run them itself at once
+   * (`runClaimed`) rather than leave them to any process's poll: held by this process, leased from
+   * the statement's `now()` by the kind's lease, claim counter 1 (`claimedJobColumns`). If this
+   * process dies before they end, the lease expires and any process claims them as usual.
+   */
+  claimFor(kind: string): NewClaim;
+  /**
+   * Runs a job this run wrote claimed (`claimFor`, claim 1) as the runner runs a job it claimed:
+   * counted in flight (past the runner's concurrency for a while, since the room was measured
+   * before the claim of the job that starts it), its end or retry fenced on that claim, a throw
+   * retried with backoff. `run`
+   * replaces the kind's handler for this run only (a handler that already holds what the job would
+   * read); it must behave as the kind's handler does.
+   */
+  runClaimed(job: Omit<Job, 'attempts'>, run?: JobDefinition['run']): void;
+}
+
+/** The claim of jobs written already claimed by the process that will run them (`JobContext.claimFor`). */
+export interface NewClaim {
+  lockedBy: string;
+  leaseMs: number;
+}
+
+/** `locked_by, locked_until, attempts, claims` of a job written claimed, as SQL values (for an INSERT's SELECT list). */
+export function claimedJobColumns(claim: NewClaim): RawBuilder<unknown> {
+  return sql`${claim.lockedBy}::text, now() + make_interval(secs => ${claim.leaseMs / 1000}), 1, 1`;
 }
 
 export type JobResult = void | { retryAt: Date };
@@ -121,6 +148,22 @@ export function endClaimedJobCte(name: string, fence: JobContext['fence'], when:
   return sql`${sql.raw(name)} AS (DELETE FROM jobs WHERE ${claimed(fence)} AND ${when} RETURNING 1)`;
 }
 
+/**
+ * For a statement that ends many claimed jobs at once (each run's its own): the claims as rows of a
+ * CTE named `name`, with columns (job_id, locked_by, claim), and `claimedBy(job, name)` the fence of
+ * a `jobs` row aliased `job` on them.
+ */
+export function fencesCte(name: string, fences: Array<JobContext['fence']>): RawBuilder<unknown> {
+  return sql`${sql.raw(name)} AS (
+    SELECT * FROM unnest(${fences.map((f) => f.jobId)}::uuid[], ${fences.map((f) => f.lockedBy)}::text[], ${fences.map((f) => f.claim)}::int[])
+      AS ${sql.raw(name)}(job_id, locked_by, claim))`;
+}
+
+/** The fence of a `jobs` row aliased `job` on the claims of the rows aliased `fences` (fencesCte's columns). */
+export function claimedBy(job: string, fences: string): RawBuilder<unknown> {
+  return sql.raw(`${job}.id = ${fences}.job_id AND ${job}.locked_by = ${fences}.locked_by AND ${job}.claims = ${fences}.claim`);
+}
+
 /** The fence of every statement that ends a claimed job: still this claim's (not taken over since). */
 function claimed(fence: JobContext['fence']): RawBuilder<unknown> {
   return sql`id = ${fence.jobId} AND locked_by = ${fence.lockedBy} AND claims = ${fence.claim}`;
@@ -159,6 +202,8 @@ export class JobRunner {
   private wake: (() => void) | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs started by runClaimed, ever (runDue counts the ones started while it ran). */
+  private startedClaimed = 0;
 
   constructor(private readonly opts: JobRunnerOptions) {}
 
@@ -187,12 +232,20 @@ export class JobRunner {
   /** Claims and runs every job due now; returns how many ran. Tests call it with a manual clock. */
   async runDue(): Promise<number> {
     let total = 0;
+    const startedBefore = this.startedClaimed;
     for (;;) {
       const claimed = await this.claim();
-      if (claimed.length === 0) return total;
+      if (claimed.length === 0) return total + this.startedClaimed - startedBefore;
       await Promise.all(claimed.map((row) => this.execute(row)));
+      // The jobs these runs wrote claimed and started (runClaimed) end before the next claim.
+      await this.settled();
       total += claimed.length;
     }
+  }
+
+  /** Waits for every job in flight, including those started meanwhile by the ones that end. */
+  private async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
   private async pollLoop(): Promise<void> {
@@ -224,7 +277,7 @@ export class JobRunner {
       });
       this.wake = null;
     }
-    await Promise.all(this.inFlight);
+    await this.settled();
   }
 
   /**
@@ -232,26 +285,30 @@ export class JobRunner {
    * job (a webhook endpoint that takes its whole 15 s) never holds back the jobs behind it.
    */
   private async startDue(max: number): Promise<void> {
-    const batchRoom = Math.min(this.opts.batchSize ?? 10, Math.ceil(max / 4));
     for (;;) {
       const room = Math.min(max - this.inFlight.size, this.opts.batchSize ?? 10);
       if (room <= 0) return;
       const claimed = await this.claim(room);
-      for (const row of claimed) {
-        const running: Promise<void> = this.execute(row)
-          .catch((err) => this.opts.log.error({ err, jobId: row.id }, 'job bookkeeping failed'))
-          .finally(() => {
-          this.inFlight.delete(running);
-          // Claim in batches: a job ending wakes the loop only once a batch's worth of slots is
-          // free (or none is busy), not for each slot, so a backlog costs one claim per batch
-          // rather than one per job (issue 28). A new job's NOTIFY and the poll timer still wake
-          // it whatever the room, so a job due now waits for no batch when there is room.
-          if (max - this.inFlight.size >= batchRoom || this.inFlight.size === 0 || !this.running) this.wake?.();
-        });
-        this.inFlight.add(running);
-      }
+      for (const row of claimed) this.launch(row);
       if (claimed.length < room) return;
     }
+  }
+
+  /** Runs a claimed job in the background, counted in flight until it ends. */
+  private launch(row: JobRow, run?: JobDefinition['run']): void {
+    const max = this.opts.concurrency ?? 32;
+    const batchRoom = Math.min(this.opts.batchSize ?? 10, Math.ceil(max / 4));
+    const running: Promise<void> = this.execute(row, run)
+      .catch((err) => this.opts.log.error({ err, jobId: row.id }, 'job bookkeeping failed'))
+      .finally(() => {
+        this.inFlight.delete(running);
+        // Claim in batches: a job ending wakes the loop only once a batch's worth of slots is
+        // free (or none is busy), not for each slot, so a backlog costs one claim per batch
+        // rather than one per job (issue 28). A new job's NOTIFY and the poll timer still wake
+        // it whatever the room, so a job due now waits for no batch when there is room.
+        if (max - this.inFlight.size >= batchRoom || this.inFlight.size === 0 || !this.running) this.wake?.();
+      });
+    this.inFlight.add(running);
   }
 
   private async nextRunAt(): Promise<Date | null> {
@@ -290,7 +347,7 @@ export class JobRunner {
     return sql`make_interval(secs => (${ms})::float8 / 1000)`;
   }
 
-  private async execute(row: JobRow): Promise<void> {
+  private async execute(row: JobRow, run?: JobDefinition['run']): Promise<void> {
     const definition = this.kinds.get(row.kind)!;
     const job: Job = {
       id: row.id,
@@ -320,10 +377,16 @@ export class JobRunner {
                             WHERE ${claimed(fence)}`.execute(this.opts.db.kysely);
         return Number(r.numAffectedRows ?? 0) === 1;
       },
+      claimFor: (kind) => ({ lockedBy: this.workerId, leaseMs: this.kinds.get(kind)?.leaseMs ?? DEFAULT_LEASE_MS }),
+      runClaimed: (claimedJob, run) => {
+        if (!this.kinds.has(claimedJob.kind)) throw new Error(`runClaimed: no job kind ${claimedJob.kind} registered`);
+        this.startedClaimed++;
+        this.launch({ id: claimedJob.id, kind: claimedJob.kind, dedupe_key: claimedJob.dedupeKey, payload: claimedJob.payload, run_at: claimedJob.runAt, attempts: 1, claims: 1 }, run);
+      },
     };
     const log = this.opts.log.child({ jobId: row.id, jobKind: row.kind });
     try {
-      const result = await definition.run(job, ctx);
+      const result = await (run ? run(job, ctx) : definition.run(job, ctx));
       if (finished) return;
       if (result && 'retryAt' in result) {
         // A run that ends well starts the failure count again (the backoff of its next failure);

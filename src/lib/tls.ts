@@ -64,6 +64,17 @@ export function loadTlsFiles(certFile: string, keyFile: string): TlsMaterial {
 
 const trustingContexts = new Map<string, SecureContext>();
 
+/** NODE_EXTRA_CA_CERTS's certificates; none when it cannot be read, as Node itself does (it warns at start). */
+function extraFromEnv(): string[] {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (!file) return [];
+  try {
+    return [readFileSync(file, 'utf8')];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * A TLS context trusting the public roots, NODE_EXTRA_CA_CERTS and `extra` (PEM; a `ca` given to
  * undici replaces Node's defaults instead of adding to them), built once per
@@ -72,7 +83,7 @@ const trustingContexts = new Map<string, SecureContext>();
  * and the RMS client one per connection, about a second in all). A context is immutable once built.
  */
 export function trustingContext(...extra: string[]): SecureContext {
-  const fromEnv = process.env.NODE_EXTRA_CA_CERTS ? [readFileSync(process.env.NODE_EXTRA_CA_CERTS, 'utf8')] : [];
+  const fromEnv = extraFromEnv();
   const key = [...fromEnv, ...extra].join('\n');
   let context = trustingContexts.get(key);
   if (!context) trustingContexts.set(key, (context = createSecureContext({ ca: [...rootCertificates, ...fromEnv, ...extra] })));

@@ -136,18 +136,37 @@ export async function snapshotVenueRows(ex: Executor, partnerId: string, rmsVenu
   return rows;
 }
 
+/** Where a batch of snapshotVenuePage ended: the last row's date, party size and physical row id. */
+export interface SnapshotPageKey { date: string; partySize: number; row: string }
+
+export interface SnapshotPageRow {
+  nonce: string;
+  /** Null (with the other fields) when the snapshot has no record of the venue after `after`. */
+  date: string | null;
+  partySize: number;
+  duration: number | null;
+  slots: Array<ReturnType<typeof slotWire>>;
+  row: string;
+}
+
 /**
- * How many Google records one RMS venue's snapshot makes between two venue-local dates: distinct
- * (slot start, party size) pairs of its area-less records with a party size from 1 to `maxPartySize`
- * and a start in [fromSec, toSec), as google-feeds.fns `availabilityOf` keeps them. Counted by
- * PostgreSQL, so the export learns its shard count without reading every slot into the process.
+ * At most `limit` area-less records of one RMS venue's snapshot between two venue-local dates after
+ * `after` (null: from the first), in the order snapshotVenueRows reads them, each with the
+ * snapshot's nonce, in one statement (so a batch is never half one snapshot and half the next; see
+ * snapshotRecord). No row: the partner has no complete snapshot; one row with a null date: no
+ * record after `after`. The row's physical id (ctid) orders records of the same date and party size
+ * (nothing makes them unique), so a keyset read neither skips nor repeats one: rows are only ever
+ * inserted and deleted (replaceSnapshot), never updated, and a replace changes the nonce.
  */
-export async function snapshotVenueCount(ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, maxPartySize: number, fromSec: number, toSec: number): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (
-      SELECT DISTINCT a.party_size, (e->>'startSec')::bigint AS start_sec
-      FROM rms_availability a CROSS JOIN LATERAL jsonb_array_elements(a.slots) e
-      WHERE a.partner_id = ${partnerId} AND a.rms_venue_id = ${rmsVenueId} AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL
-        AND a.party_size BETWEEN 1 AND ${maxPartySize}
-        AND (e->>'startSec')::bigint >= ${fromSec} AND (e->>'startSec')::bigint < ${toSec}) t`.execute(ex);
-  return rows[0]!.n;
+export async function snapshotVenuePage(
+  ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, after: SnapshotPageKey | null, limit: number,
+): Promise<SnapshotPageRow[]> {
+  const key = after ?? { date: from, partySize: -2_147_483_648, row: '(0,0)' };
+  const { rows } = await sql<SnapshotPageRow>`SELECT s.nonce, to_char(a.date, 'YYYY-MM-DD') AS date, a.party_size AS "partySize", a.duration, a.slots, a.ctid::text AS row
+    FROM rms_feed_snapshots s LEFT JOIN rms_availability a ON a.partner_id = s.partner_id AND a.rms_venue_id = ${rmsVenueId}
+      AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL
+      AND (a.date, a.party_size, a.ctid) > (${key.date}::date, ${key.partySize}::int, ${key.row}::tid)
+    WHERE s.partner_id = ${partnerId}
+    ORDER BY a.date, a.party_size, a.ctid LIMIT ${limit}`.execute(ex);
+  return rows;
 }

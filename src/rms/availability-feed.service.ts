@@ -5,8 +5,8 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenueCount, snapshotVenueRows, stageRecords,
-  type SnapshotRow,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenuePage, snapshotVenueRows, stageRecords,
+  type SnapshotPageKey, type SnapshotPageRow, type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
@@ -220,13 +220,23 @@ export function createFeedService(deps: FeedDeps) {
     },
 
     /**
-     * How many Google records `snapshotVenue` would make (see snapshotVenueCount), and of which
-     * snapshot; null when the partner has no complete snapshot.
+     * One RMS venue's snapshot records (area-less) between two venue-local dates, as snapshotVenue
+     * lists them, read `rows` at a time (one statement each) for the channels' feeds (DESIGN 8.8e:
+     * they stream, and a venue's whole snapshot is never in memory). Each batch carries the nonce of
+     * the snapshot it was read from, also when it has no record (an empty venue), so the reader can
+     * tell a snapshot replaced between batches; nothing when the partner has no complete snapshot.
      */
-    async snapshotVenueCount(partnerId: string, rmsVenueId: string, from: string, to: string, window: { maxPartySize: number; fromSec: number; toSec: number }) {
-      const snapshot = await findSnapshot(db.kysely, partnerId);
-      if (!snapshot) return null;
-      return { nonce: snapshot.nonce, records: await snapshotVenueCount(db.kysely, partnerId, rmsVenueId, from, to, window.maxPartySize, window.fromSec, window.toSec) };
+    async *snapshotVenueBatches(partnerId: string, rmsVenueId: string, from: string, to: string, rows: number): AsyncGenerator<{ nonce: string; records: Array<SnapshotPageRow & { date: string }> }> {
+      let after: SnapshotPageKey | null = null;
+      for (;;) {
+        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, rows);
+        if (page.length === 0) return;
+        const records = page[0]!.date === null ? [] : (page as Array<SnapshotPageRow & { date: string }>);
+        yield { nonce: page[0]!.nonce, records };
+        if (page.length < rows) return;
+        const last = page[page.length - 1]!;
+        after = { date: last.date!, partySize: last.partySize, row: last.row };
+      }
     },
 
     /**

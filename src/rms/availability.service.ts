@@ -9,6 +9,9 @@ import { findRmsVenue, notAnRmsVenue, rmsOf, type RmsOfVenue } from './venues.se
 // limit; when the RMS fails or is slower, the latest complete feed snapshot (8.3b) answers, marked
 // source "snapshot". With neither, the RMS's error is thrown (the caller maps it; never a 5xx).
 
+/** The share of the live call's limit after which the snapshot is read, in case the live call fails. */
+export const HEDGE_AT = 0.75;
+
 export interface VenueAvailability {
   source: 'live' | 'snapshot';
   venueId: string;
@@ -27,15 +30,26 @@ export function createAvailabilityService(deps: { db: Db; bookingServices: Booki
     const base = { venueId, rmsVenueId, date, partySize };
     const client = await bookingServices.client(partnerId);
     if (!client) throw new RmsError('not_connected', 'The RMS partner has not connected its booking services.');
+    // A hedged read: the snapshot is read while the live call still has a quarter of its limit, so
+    // it is at hand when the limit fires instead of read after it (issue 28: 32 lookups whose RMS hung
+    // all read it at the same moment, in turn, on a busy machine). It is only used if the live call
+    // fails: a live answer, even one arriving after the read, is the answer. The record read up to
+    // a quarter of a second earlier is the same complete snapshot (swapped whole, in one transaction).
+    let read: ReturnType<typeof feed.snapshotAvailability> | undefined;
+    const snapshot = () => (read ??= feed.snapshotAvailability(partnerId, rmsVenueId, date, partySize, areaId));
+    // A read that fails while the live call goes on is dropped here, and thrown below if it is needed.
+    const hedge = setTimeout(() => void snapshot().catch(() => undefined), client.availabilityTimeoutMs * HEDGE_AT);
     try {
       const live = await client.availability({ venueId: rmsVenueId, date, partySize, areaId });
       return { source: 'live', ...base, duration: live.duration, slots: live.slots };
     } catch (err) {
       // A refusal is an answer, not an outage: only failures fall back to the snapshot.
       if (!(err instanceof RmsError) || err.kind === 'refused') throw err;
-      const snap = await feed.snapshotAvailability(partnerId, rmsVenueId, date, partySize, areaId);
+      const snap = await snapshot();
       if (!snap) throw err;
       return { source: 'snapshot', ...base, duration: snap.duration, slots: snap.slots };
+    } finally {
+      clearTimeout(hedge);
     }
   }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
-import { endClaimedJobCte, notifyJobs, type JobContext } from '../db/jobs.ts';
+import { claimedBy, claimedJobColumns, fencesCte, notifyJobs, type JobContext, type NewClaim } from '../db/jobs.ts';
 import type { EndpointRow } from './endpoints.repository.ts';
 
 // SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one
@@ -53,36 +53,60 @@ const PARTNER_RECEIVES = sql`
 const CHANNEL_RECEIVES = sql`e.channel_id IS NOT NULL AND e.channel_id = o.channel_id`;
 const RECEIVES = sql`o.type = ANY(e.events) AND ((${PARTNER_RECEIVES}) OR (${CHANNEL_RECEIVES}))`;
 
+/** The enabled endpoints `e` matching `receives` that existed when the event `o` happened, as a JSON array of their sending columns. */
+const receiversJson = (receives: typeof PARTNER_RECEIVES) => sql`
+  coalesce((SELECT json_agg(json_build_object('id', e.id, 'partner_id', e.partner_id, 'channel_id', e.channel_id, 'url', e.url, 'status', e.status,
+                                              'failing_since', e.failing_since, 'secret_sealed', e.secret_sealed,
+                                              'previous_secret_sealed', e.previous_secret_sealed, 'previous_secret_until', e.previous_secret_until) ORDER BY e.id)
+            FROM webhook_endpoints e
+            WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND o.type = ANY(e.events) AND ${receives}), '[]'::json)`;
+
+/** A SendingEndpoint from receiversJson (JSON carries its timestamps as text). */
+const sendingEndpointOf = (j: SendingEndpoint & { failing_since: string | null; previous_secret_until: string | null }): SendingEndpoint => ({
+  ...j,
+  failing_since: j.failing_since === null ? null : new Date(j.failing_since),
+  previous_secret_until: j.previous_secret_until === null ? null : new Date(j.previous_secret_until),
+});
+
 /**
- * An event and the enabled endpoints that receive it and existed when it happened, in one read
- * (`found` null without the event), partners' and channels' apart (each receives its own view). When nobody receives it (or the event is gone), the same
- * statement ends the fan-out job, fenced on its claim, so that is the job's only statement:
- * `jobEnded` says whether it did (false when there are receivers, or the claim was taken over
- * meanwhile). A named statement: every event runs it once, and planning it cost PostgreSQL 0.4 ms,
- * more than running it (log_min_duration_statement, bench/pat.ts).
+ * Claimed fan-out jobs' events, each with the enabled endpoints that receive it and existed when it
+ * happened and the columns sending to them needs (so the fan-out sends its first attempts without
+ * reading again), partners' and channels' apart (each receives its own view), in one read for many
+ * jobs (issue 28: the jobs a runner claims together): `found` null without the event. A job whose
+ * event is gone or has nobody to receive it is ended by the same statement, fenced on its own
+ * claim, so that is its only statement: `jobEnded` says whether it was (false when there are
+ * receivers, or its claim was taken over meanwhile). One answer per job, in order. A named
+ * statement (its text is the same whatever the number of jobs): planning it cost PostgreSQL more
+ * than running it (log_min_duration_statement, bench/pat.ts).
  */
-export async function findEventWithReceivers(
+export async function findEventsWithReceivers(
   db: Pick<Db, 'kysely'>,
-  eventId: string,
-  fence: JobContext['fence'],
-): Promise<{ found: { event: OutboxRow; receivers: Record<Audience, string[]> } | null; jobEnded: boolean }> {
-  type Row = Partial<OutboxRow> & { receivers: string[] | null; channel_receivers: string[] | null; job_ended: boolean };
+  wanted: Array<{ eventId: string; fence: JobContext['fence'] }>,
+): Promise<Array<{ found: { event: OutboxRow; receivers: Record<Audience, SendingEndpoint[]> } | null; jobEnded: boolean }>> {
+  type Json = Parameters<typeof sendingEndpointOf>[0];
+  type Row = Partial<OutboxRow> & { fan_out_job: string; receivers: Json[] | null; channel_receivers: Json[] | null; job_ended: boolean };
   const query = sql<Row>`
-    WITH ev AS (
-      SELECT o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.channel_id, o.channel_data, o.created_at,
-             array(SELECT e.id::text FROM webhook_endpoints e
-                   WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND o.type = ANY(e.events) AND ${PARTNER_RECEIVES}
-                   ORDER BY e.id) AS receivers,
-             array(SELECT e.id::text FROM webhook_endpoints e
-                   WHERE e.status = 'enabled' AND e.created_at <= o.created_at AND o.type = ANY(e.events) AND ${CHANNEL_RECEIVES}
-                   ORDER BY e.id) AS channel_receivers
-      FROM outbox o WHERE o.id = ${eventId}),
-    ${endClaimedJobCte('ended', fence, sql`NOT EXISTS (SELECT 1 FROM ev WHERE cardinality(ev.receivers) + cardinality(ev.channel_receivers) > 0)`)}
-    SELECT ev.*, EXISTS (SELECT 1 FROM ended) AS job_ended
-    FROM (SELECT 1) AS one LEFT JOIN ev ON true`.compile(db.kysely);
-  const r = (await db.kysely.executeQuery<Row>(query)).rows[0];
-  const { receivers, channel_receivers: channelReceivers, job_ended: jobEnded, ...event } = r;
-  return { found: event.id ? { event: event as OutboxRow, receivers: { partner: receivers ?? [], channel: channelReceivers ?? [] } } : null, jobEnded };
+    WITH ${fencesCte('f', wanted.map((w) => w.fence))},
+    w AS (SELECT * FROM unnest(${wanted.map((w) => w.fence.jobId)}::uuid[], ${wanted.map((w) => w.eventId)}::uuid[]) AS w(job_id, event_id)),
+    ev AS (
+      SELECT w.job_id AS fan_out_job, o.id, o.partner_id, o.venue_id, o.type, o.entity_id, o.sequence, o.data, o.channel_id, o.channel_data, o.created_at,
+             ${receiversJson(PARTNER_RECEIVES)} AS receivers, ${receiversJson(CHANNEL_RECEIVES)} AS channel_receivers
+      FROM w JOIN outbox o ON o.id = w.event_id),
+    ended AS (
+      DELETE FROM jobs j USING f WHERE ${claimedBy('j', 'f')}
+        AND NOT EXISTS (SELECT 1 FROM ev WHERE ev.fan_out_job = f.job_id AND json_array_length(ev.receivers) + json_array_length(ev.channel_receivers) > 0)
+      RETURNING j.id)
+    SELECT w.job_id::text AS fan_out_job, ev.id, ev.partner_id, ev.venue_id, ev.type, ev.entity_id, ev.sequence, ev.data, ev.channel_id, ev.channel_data, ev.created_at,
+           ev.receivers, ev.channel_receivers, EXISTS (SELECT 1 FROM ended WHERE ended.id = w.job_id) AS job_ended
+    FROM w LEFT JOIN ev ON ev.fan_out_job = w.job_id`.compile(db.kysely);
+  const byJob = new Map((await db.kysely.executeQuery<Row>(query)).rows.map((r) => [r.fan_out_job, r]));
+  return wanted.map((w) => {
+    const { fan_out_job: _job, receivers, channel_receivers: channelReceivers, job_ended: jobEnded, ...event } = byJob.get(w.fence.jobId)!;
+    const found = event.id
+      ? { event: event as OutboxRow, receivers: { partner: (receivers ?? []).map(sendingEndpointOf), channel: (channelReceivers ?? []).map(sendingEndpointOf) } }
+      : null;
+    return { found, jobEnded };
+  });
 }
 
 /** Events of a window that an endpoint receives but has no delivery of (missed: disabled, or before it existed). */
@@ -105,42 +129,76 @@ export interface NewDeliveries {
   jobKeyPrefix: string;
 }
 
+/** What insertDeliveries wrote for one event. */
+export interface DeliveriesWritten {
+  created: number;
+  /** The fan-out job was ended (always false without a fence). */
+  jobEnded: boolean;
+  /** The first attempts' jobs written: their delivery's id and their own. */
+  jobs: Array<{ deliveryId: string; jobId: string }>;
+}
+
 /**
  * Writes the deliveries of one event and their first attempts' jobs (with the wake-up NOTIFY) in one
  * statement, whatever the number of endpoints: an endpoint that already has a delivery of the event
  * gets nothing new. With `fence`, the same statement ends the fan-out job that claimed the event,
  * and writes nothing unless it did (the claim was not taken over): the fan-out is then this one
- * statement, atomic without a transaction of its own. Returns how many deliveries were created and
- * whether the job was ended (always false without a fence).
+ * statement, atomic without a transaction of its own. With `claim`, the jobs are written already
+ * claimed by the process that will run them at once (jobs.ts claimFor), and wake nobody.
  */
 export async function insertDeliveries(
   ex: Executor,
   n: NewDeliveries,
   now: Date,
   fence: JobContext['fence'] | null,
-): Promise<{ created: number; jobEnded: boolean }> {
-  const col = <K extends keyof NewDeliveries['rows'][number]>(k: K) => n.rows.map((r) => r[k]);
-  const gate = fence ? sql`WHERE EXISTS (SELECT 1 FROM ended)` : sql``;
-  const query = sql<{ created: string; job_ended: boolean }>`
-    WITH ${fence ? sql`${endClaimedJobCte('ended', fence, sql`true`)},` : sql``}
-    u AS (SELECT * FROM unnest(${col('id')}::uuid[], ${col('endpoint_id')}::uuid[], ${col('webhook_id')}::text[], ${col('body')}::text[], ${col('jobId')}::uuid[])
-          AS u(id, endpoint_id, webhook_id, body, job_id)),
+  claim: NewClaim | null = null,
+): Promise<DeliveriesWritten> {
+  return (await insertDeliveriesOfEvents(ex, [{ event: n.event, rows: n.rows, fence, now }], n, claim))[0]!;
+}
+
+/**
+ * insertDeliveries for many events in one statement (issue 28: the fan-outs a runner claimed
+ * together), each event's rows gated on its own fan-out job's fence: a claim taken over writes
+ * nothing of its event and does not keep the others from being written. One answer per event, in order.
+ */
+export async function insertDeliveriesOfEvents(
+  ex: Executor,
+  events: Array<Pick<NewDeliveries, 'event' | 'rows'> & { fence: JobContext['fence'] | null; now: Date }>,
+  job: Pick<NewDeliveries, 'jobKind' | 'jobKeyPrefix'>,
+  claim: NewClaim | null,
+): Promise<DeliveriesWritten[]> {
+  const all = events.flatMap((e) => e.rows.map((r) => ({ ...r, e })));
+  const col = <T>(f: (r: (typeof all)[number]) => T) => all.map(f);
+  const fences = events.flatMap((e) => (e.fence ? [e.fence] : []));
+  const query = sql<{ created: string[] | null; ended: string[] | null; jobs: Array<{ deliveryId: string; jobId: string }> | null }>`
+    WITH ${fencesCte('f', fences)},
+    ended AS (DELETE FROM jobs j USING f WHERE ${claimedBy('j', 'f')} RETURNING j.id),
+    u AS (SELECT * FROM unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.endpoint_id)}::uuid[], ${col((r) => r.webhook_id)}::text[], ${col((r) => r.body)}::text[],
+                               ${col((r) => r.jobId)}::uuid[], ${col((r) => r.e.event.id)}::uuid[], ${col((r) => r.e.event.type)}::text[],
+                               ${col((r) => r.e.event.created_at)}::timestamptz[], ${col((r) => r.e.now)}::timestamptz[], ${col((r) => r.e.fence?.jobId ?? null)}::uuid[])
+          AS u(id, endpoint_id, webhook_id, body, job_id, event_id, type, event_at, at, fan_out_job)),
     d AS (
       INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, next_attempt_at, event_at, created_at, updated_at)
-      SELECT u.id, u.endpoint_id, ${n.event.id}::uuid, u.webhook_id, ${n.event.type}::text, u.body, 'pending', ${now}::timestamptz,
-             ${n.event.created_at}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-      FROM u ${gate}
+      SELECT u.id, u.endpoint_id, u.event_id, u.webhook_id, u.type, u.body, 'pending', u.at, u.event_at, u.at, u.at
+      FROM u WHERE u.fan_out_job IS NULL OR u.fan_out_job IN (SELECT id FROM ended)
       ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id),
     j AS (
-      INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at)
-      SELECT u.job_id, ${n.jobKind}::text, ${n.jobKeyPrefix}::text || d.id::text || ':1', jsonb_build_object('deliveryId', d.id::text),
-             ${now}::timestamptz, ${now}::timestamptz
+      INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at${claim ? sql`, locked_by, locked_until, attempts, claims` : sql``})
+      SELECT u.job_id, ${job.jobKind}::text, ${job.jobKeyPrefix}::text || d.id::text || ':1', jsonb_build_object('deliveryId', d.id::text),
+             u.at, u.at${claim ? sql`, ${claimedJobColumns(claim)}` : sql``}
       FROM d JOIN u ON u.id = d.id
-      ON CONFLICT (dedupe_key) DO NOTHING RETURNING kind)
-    SELECT (SELECT count(*) FROM d) AS created, ${notifyJobs('j')} AS notified,
-           ${fence ? sql`EXISTS (SELECT 1 FROM ended)` : sql`false`} AS job_ended`.compile(ex);
+      ON CONFLICT (dedupe_key) DO NOTHING RETURNING id, kind, payload->>'deliveryId' AS delivery_id)
+    SELECT (SELECT array_agg(id::text) FROM d) AS created, (SELECT array_agg(id::text) FROM ended) AS ended, ${claim ? sql`0` : notifyJobs('j')} AS notified,
+           (SELECT json_agg(json_build_object('deliveryId', j.delivery_id, 'jobId', j.id)) FROM j) AS jobs`.compile(ex);
   const r = (await ex.executeQuery(query)).rows[0]!;
-  return { created: Number(r.created), jobEnded: r.job_ended };
+  const created = new Set(r.created ?? []);
+  const ended = new Set(r.ended ?? []);
+  const jobOf = new Map((r.jobs ?? []).map((j) => [j.deliveryId, j]));
+  return events.map((e) => ({
+    created: e.rows.filter((row) => created.has(row.id)).length,
+    jobEnded: e.fence !== null && ended.has(e.fence.jobId),
+    jobs: e.rows.flatMap((row) => jobOf.get(row.id) ?? []),
+  }));
 }
 
 /** A new delivery, pending; null when the endpoint already has one of this event. */
@@ -183,7 +241,7 @@ export async function recordSuccesses(ex: Executor, all: Success[]): Promise<boo
                            ${col((s) => s.attempt.attempt)}::int[], ${col((s) => s.attempt.response_code)}::int[], ${col((s) => s.attempt.duration_ms)}::int[],
                            ${col((s) => s.attempt.at)}::timestamptz[], ${col((s) => s.healthy)}::boolean[])
         AS u(job_id, locked_by, claim, attempt_id, delivery_id, endpoint_id, attempt, response_code, duration_ms, at, healthy)),
-    ended AS (DELETE FROM jobs j USING u WHERE j.id = u.job_id AND j.locked_by = u.locked_by AND j.claims = u.claim RETURNING j.id),
+    ended AS (DELETE FROM jobs j USING u WHERE ${claimedBy('j', 'u')} RETURNING j.id),
     e AS (SELECT u.* FROM u JOIN ended ON ended.id = u.job_id),
     attempt AS (
       INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, response_code, error, duration_ms, at)

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Db, Executor } from '../db/db.ts';
-import { scheduleJob, type JobContext, type JobDefinition } from '../db/jobs.ts';
+import { scheduleJob, type JobContext, type JobDefinition, type NewClaim } from '../db/jobs.ts';
 import { emit, OUTBOX_EVENT_JOB } from '../db/outbox.ts';
 import type { Sealer } from '../db/sealing-key.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -23,6 +23,8 @@ import { eventBody, failingTooLong, verdictOf, webhookIdOf } from './webhooks.fn
 export const DELIVER_JOB = 'webhooks.deliver';
 /** One job per attempt: a retry is a new key, so it can be written in the transaction that removes the current one. */
 export const deliverJobKey = (deliveryId: string, attempt: number): string => `${DELIVER_JOB}:${deliveryId}:${attempt}`;
+/** A first attempt's job as the repository writes it with its delivery (`deliverJobKey(id, 1)`). */
+const FIRST_ATTEMPT_JOB = { jobKind: DELIVER_JOB, jobKeyPrefix: `${DELIVER_JOB}:` };
 
 export interface DeliveryDeps {
   db: Pick<Db, 'kysely'>;
@@ -96,14 +98,10 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
     });
   }
 
-  /** Writes deliveries and their first attempts' jobs in one statement (with `fence`, also ending the fan-out job). */
-  const insert = (ex: Executor, event: repo.OutboxRow, rows: repo.NewDeliveries['rows'], now: Date, fence: JobContext['fence'] | null) =>
-    repo.insertDeliveries(ex, { event, rows, jobKind: DELIVER_JOB, jobKeyPrefix: `${DELIVER_JOB}:` }, now, fence);
-
-  /** Creates the deliveries of one event to the given endpoints, all of one audience, and their first attempts. */
+  /** Creates the deliveries of one event to the given endpoints, all of one audience, and their first attempts (any process runs them). */
   async function enqueue(tx: Executor, event: repo.OutboxRow, endpointIds: string[], now: Date, audience: repo.Audience = 'partner'): Promise<number> {
     const rows = newDeliveries(event, endpointIds, audience);
-    return rows.length === 0 ? 0 : (await insert(tx, event, rows, now, null)).created;
+    return rows.length === 0 ? 0 : (await repo.insertDeliveries(tx, { event, rows, ...FIRST_ATTEMPT_JOB }, now, null)).created;
   }
 
   /** POSTs a delivery once, with no transaction open. */
@@ -178,42 +176,79 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   // statement, each fenced on its own job's claim (issue 28: a statement per batch, not per job).
   const findForSending = coalesced((ids: string[]) => repo.findManyForSending(ex, ids));
   const recordSuccess = coalesced((all: repo.Success[]) => repo.recordSuccesses(ex, all));
+  // The fan-outs claimed together the same way: their events read in one statement, their
+  // deliveries written in one, each gated on its own fan-out job's claim.
+  const findEvent = coalesced((wanted: Array<{ eventId: string; fence: JobContext['fence'] }>) => repo.findEventsWithReceivers(db, wanted));
+  const writeFanOut = coalesced(async (all: Array<{ event: repo.OutboxRow; rows: repo.NewDeliveries['rows']; fence: JobContext['fence']; now: Date; claim: NewClaim }>) => {
+    // One statement per process that claimed them (a delivery service serves one runner, so one).
+    const written = new Map<(typeof all)[number], repo.DeliveriesWritten>();
+    for (const claim of new Set(all.map((w) => w.claim.lockedBy))) {
+      const mine = all.filter((w) => w.claim.lockedBy === claim);
+      const results = await repo.insertDeliveriesOfEvents(db.kysely, mine, FIRST_ATTEMPT_JOB, mine[0]!.claim);
+      mine.forEach((w, i) => written.set(w, results[i]!));
+    }
+    return all.map((w) => written.get(w)!);
+  });
 
   const fanOut: JobDefinition<{ eventId: string }> = {
     async run(job, ctx) {
       // Nothing to write (no such event, or nobody receives it): the read itself ended the job,
       // fenced on this claim, so the event costs one statement. An endpoint created since does
       // not receive the event anyway.
-      const { found, jobEnded } = await repo.findEventWithReceivers(db, job.payload.eventId, ctx.fence);
+      const { found, jobEnded } = await findEvent({ eventId: job.payload.eventId, fence: ctx.fence });
       if (jobEnded) return ctx.finished();
       // Not ended with nobody to receive it: the claim was taken over; the runner's own fenced
       // DELETE finds that out and says so.
       if (!found) return;
-      const rows = [...newDeliveries(found.event, found.receivers.partner, 'partner'), ...newDeliveries(found.event, found.receivers.channel, 'channel')];
+      const { event, receivers } = found;
+      const rows = [...newDeliveries(event, receivers.partner.map((ep) => ep.id), 'partner'), ...newDeliveries(event, receivers.channel.map((ep) => ep.id), 'channel')];
       if (rows.length === 0) return;
-      // Every delivery of the event, their jobs and the fan-out job's end: one statement (issue 28).
-      if ((await insert(db.kysely, found.event, rows, clock.now(), ctx.fence)).jobEnded) ctx.finished();
+      // Every delivery of the event, their first attempts' jobs (claimed by this process) and the
+      // fan-out job's end: one statement, shared with the fan-outs of the same turn (issue 28).
+      const now = clock.now();
+      const written = await writeFanOut({ event, rows, fence: ctx.fence, now, claim: ctx.claimFor(DELIVER_JOB) });
+      if (!written.jobEnded) return;
+      ctx.finished();
+      // The first attempts start now, in this process, with what the read above found: no wake-up,
+      // claim or read between the event's commit and its POSTs (issue 28). The endpoint's columns
+      // are as fresh as a delivery job's own read before its POST. If this process dies first, the
+      // jobs' lease expires and any process runs them (same webhook-id).
+      const endpointOf = new Map([...receivers.partner, ...receivers.channel].map((ep) => [ep.id, ep]));
+      const rowOf = new Map(rows.map((r) => [r.id, r]));
+      for (const { deliveryId, jobId } of written.jobs) {
+        const row = rowOf.get(deliveryId)!;
+        const d: repo.DeliveryRow = { id: row.id, endpoint_id: row.endpoint_id, event_id: event.id, webhook_id: row.webhook_id, type: event.type, body: row.body,
+          status: 'pending', attempts: 0, next_attempt_at: now, event_at: event.created_at };
+        ctx.runClaimed({ id: jobId, kind: DELIVER_JOB, dedupeKey: deliverJobKey(deliveryId, 1), payload: { deliveryId }, runAt: now },
+          (_job, jobCtx) => sendAndRecord({ d, ep: endpointOf.get(row.endpoint_id)! }, jobCtx));
+      }
     },
   };
 
+  /**
+   * One attempt of a delivery whose job this run holds: POSTs it with no transaction open, then
+   * records it. If the POST times out after the receiver acted, the attempt is recorded as failed
+   * and retried with the same webhook-id (at least once: receivers dedupe on it, WHK-05).
+   */
+  async function sendAndRecord(found: { d: repo.DeliveryRow; ep: repo.SendingEndpoint } | null, ctx: JobContext): Promise<void> {
+    // Gone (its endpoint deleted), settled meanwhile, or its endpoint disabled: nothing to send.
+    if (!found || found.d.status !== 'pending' || found.ep.status !== 'enabled') return;
+    const { d, ep } = found;
+    const result = await send(ep, d);
+    if (verdictOf(result, d.attempts + 1, clock.now(), random).kind === 'succeeded') {
+      // The common case, in one statement instead of a transaction of four: the attempt, the
+      // delivery settled, the endpoint healthy again and the job ended, fenced on the claim
+      // (with the other successes of the same turn).
+      const attempt = { delivery_id: d.id, endpoint_id: ep.id, attempt: d.attempts + 1, status: 'succeeded' as const, response_code: result.status, error: null,
+        duration_ms: result.durationMs, at: clock.now() };
+      if (await recordSuccess({ attemptId: uuidv7(), attempt, healthy: d.event_id !== null && ep.failing_since !== null, fence: ctx.fence })) ctx.finished();
+      return;
+    }
+    await ctx.transaction((tx) => record(tx, ep, d, result));
+  }
+
   const deliver: JobDefinition<{ deliveryId: string }> = {
-    async run(job, ctx) {
-      const found = await findForSending(job.payload.deliveryId);
-      // Gone (its endpoint deleted), settled meanwhile, or its endpoint disabled: nothing to send.
-      if (!found || found.d.status !== 'pending' || found.ep.status !== 'enabled') return;
-      const { d, ep } = found;
-      const result = await send(ep, d);
-      if (verdictOf(result, d.attempts + 1, clock.now(), random).kind === 'succeeded') {
-        // The common case, in one statement instead of a transaction of four: the attempt, the
-        // delivery settled, the endpoint healthy again and the job ended, fenced on the claim
-        // (with the other successes of the same turn).
-        const attempt = { delivery_id: d.id, endpoint_id: ep.id, attempt: d.attempts + 1, status: 'succeeded' as const, response_code: result.status, error: null,
-          duration_ms: result.durationMs, at: clock.now() };
-        if (await recordSuccess({ attemptId: uuidv7(), attempt, healthy: d.event_id !== null && ep.failing_since !== null, fence: ctx.fence })) ctx.finished();
-        return;
-      }
-      await ctx.transaction((tx) => record(tx, ep, d, result));
-    },
+    run: async (job, ctx) => sendAndRecord(await findForSending(job.payload.deliveryId), ctx),
   };
 
   return {

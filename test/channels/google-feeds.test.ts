@@ -99,7 +99,7 @@ describeEachStore('channel feeds', (store) => {
     }
   });
 
-  it('[CHN-18] [CHN-19] the export\'s shard count (records counted by the database) is the records it writes: a slot twice, an area, a party size over 10, slots outside 30 days', async () => {
+  it('[CHN-18] [CHN-19] the export\'s shard count is the records it writes: a slot twice, an area, a party size over 10, slots outside 30 days', async () => {
     const venue = (await newVenue(w.app, w.key, { externalId: 'rms-venue-count', name: 'Counted', countryCode: 'GB', city: 'London', currency: 'GBP', timezone: 'Europe/London', company: w.companyId })).id;
     const t0 = Date.parse(NOW) / 1000;
     const slot = (startSec: number) => ({ startSec, totalSpots: 4, openSpots: 2, deposit: false, depositAmount: 0, requiresCc: false });
@@ -128,6 +128,49 @@ describeEachStore('channel feeds', (store) => {
     expect(served.body.service_availability[0].availability).toHaveLength(5);
   });
 
+  it('[CHN-18] [BKG-45] a venue read a batch of rows at a time: no record skipped nor repeated, two records of one date and party size across a batch boundary included', async () => {
+    const venue = (await newVenue(w.app, w.key, { externalId: 'rms-venue-batches', name: 'Batched', countryCode: 'GB', city: 'London', currency: 'GBP', timezone: 'Europe/London', company: w.companyId })).id;
+    const t0 = Date.parse(NOW) / 1000;
+    // 99 records (9 dates x 10 party sizes, then party sizes 1-9 of a tenth date), then two of the tenth
+    // date at party size 10: the 100th and 101st in the read order, one on each side of a batch of 100.
+    const rows: Array<[number, number, number]> = [];
+    for (let d = 1; d <= 10; d++) for (let p = 1; p <= 10; p++) rows.push([d, p, t0 + d * 86_400 + p * 60]);
+    rows.push([10, 10, t0 + 10 * 86_400 + 3600]);
+    for (const [d, p, start] of rows) {
+      const date = new Date((t0 + d * 86_400) * 1000).toISOString().slice(0, 10);
+      await sql`INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
+        VALUES (${w.partnerId}, 'rms-venue-batches', ${date}::date, ${p}, NULL, 5400,
+          ${JSON.stringify([{ startSec: start, totalSpots: 4, openSpots: 1, deposit: false, depositAmount: 0, requiresCc: false }])}::jsonb)`.execute(w.app.db.kysely);
+    }
+    const batched = await w.channel('google-v3', { link: [venue] });
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-feeds-'));
+    const result = await w.app.service.app.services.channelFeeds.export(batched.id, dir, 30);
+    const shards = await Promise.all(result.files.filter((n) => n.startsWith('availability')).map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8'))));
+    const written = shards.flatMap((d) => d.service_availability[0].availability);
+    expect(written.map((r: any) => `${r.start_sec}|${r.resources.party_size}`).sort()).toEqual(rows.map(([, p, start]) => `${start}|${p}`).sort());
+    expect(result.records).toBe(101);
+    expect(shards.map((d) => d.metadata.total_shards)).toEqual([4, 4, 4, 4]);
+    expect((await readdir(dir)).filter((n) => !n.endsWith('.json')), 'no part file left').toEqual([]);
+  });
+
+  it('[CHN-19] an RMS snapshot replaced while the export reads it: 409, no part file left (never a feed set of two snapshots)', async () => {
+    const s = w.app.service.app.services;
+    let batches = 0;
+    const feeds = createFeedsService({
+      db: w.app.db, clock: w.app.clock,
+      feed: {
+        // The real reader, except that from its second batch on it answers as a newer snapshot would.
+        async *snapshotVenueBatches(partnerId, rmsVenueId, from, to, rows) {
+          for await (const batch of s.feed.snapshotVenueBatches(partnerId, rmsVenueId, from, to, rows)) yield { ...batch, nonce: ++batches > 1 ? 'newer' : batch.nonce };
+        },
+      },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-feeds-'));
+    await expect(feeds.export(g.id, dir, 100)).rejects.toMatchObject({ status: 409 });
+    expect(batches).toBeGreaterThan(1);
+    expect((await readdir(dir)).filter((n) => !n.endsWith('.json'))).toEqual([]);
+  });
+
   it('[BKG-45] the availability feed is built as it is read: one venue\'s snapshot at a time, the later venues only once the reader has taken the first bytes', async () => {
     const s = w.app.service.app.services;
     const reads: string[] = [];
@@ -135,8 +178,7 @@ describeEachStore('channel feeds', (store) => {
     const feeds = createFeedsService({
       db: w.app.db, clock: w.app.clock,
       feed: {
-        snapshotVenue: (partnerId, rmsVenueId, from, to) => { reads.push(rmsVenueId); return s.feed.snapshotVenue(partnerId, rmsVenueId, from, to); },
-        snapshotVenueCount: s.feed.snapshotVenueCount,
+        snapshotVenueBatches: (partnerId, rmsVenueId, from, to, rows) => { reads.push(rmsVenueId); return s.feed.snapshotVenueBatches(partnerId, rmsVenueId, from, to, rows); },
       },
     });
     const three = await w.channel('google-v3', { link: [w.venueId, w.otherVenueId, third] });

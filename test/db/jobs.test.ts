@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Db } from '../../src/db/db.ts';
-import { endClaimedJobCte, JobRunner, scheduleJob } from '../../src/db/jobs.ts';
+import { claimedJobColumns, endClaimedJobCte, JobRunner, scheduleJob, type JobContext } from '../../src/db/jobs.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
 import { openEmbedded } from '../../src/db/db.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/server/logger.ts';
@@ -298,6 +299,46 @@ describeEachStore('durable jobs: claims are fenced and leased on the database cl
     expect(rows[0].last_error).toBeNull();
     expect(rows[0].attempts).toBe(0); // a success starts the failure count again
     expect(rows[0].claims).toBe(2);
+  });
+
+  it('[BKG-38] a job a handler writes claimed by its own process (claimFor) runs at once in that process (runClaimed), is fenced on that claim, and is left to another process only once its lease expires', async () => {
+    db = await newStore(kind);
+    const clock = new ManualClock('2026-03-01T12:00:00Z');
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const ran: string[] = [];
+    const write = (ctx: JobContext, id: string) => sql`
+      INSERT INTO jobs (id, kind, dedupe_key, payload, run_at, created_at, locked_by, locked_until, attempts, claims)
+      SELECT ${id}::uuid, 'child', ${`child:${id}`}, '{}'::jsonb, ${clock.now()}::timestamptz, now(), ${claimedJobColumns(ctx.claimFor('child'))}`.execute(db.kysely);
+    const [first, second] = [uuidv7(), uuidv7()];
+    // This process: the parent writes two children claimed and runs them itself; the first stalls (the process dies).
+    const dying = new JobRunner({ db, clock, log })
+      .register('parent', {
+        run: async (_job, ctx) => {
+          for (const id of [first, second]) await write(ctx, id);
+          ctx.runClaimed({ id: first, kind: 'child', dedupeKey: `child:${first}`, payload: {}, runAt: clock.now() }, async () => {
+            ran.push('dying:first');
+            await held;
+          });
+          ctx.runClaimed({ id: second, kind: 'child', dedupeKey: `child:${second}`, payload: {}, runAt: clock.now() });
+        },
+      })
+      .register('child', { run: async (job) => void ran.push(`dying:${job.id === second ? 'second' : '?'}`) });
+    const other = new JobRunner({ db, clock, log }).register('child', { run: async (job) => void ran.push(`other:${job.id === first ? 'first' : 'second'}`) });
+    await scheduleJob(db.kysely, { kind: 'parent', runAt: clock.now() }, clock.now());
+    const dyingRun = dying.runDue();
+    await eventually(async () => expect(ran).toEqual(['dying:first', 'dying:second']));
+    const jobs = async () => (await sql<{ id: string; locked_by: string | null; claims: string }>`SELECT id, locked_by, claims::text FROM jobs ORDER BY id`.execute(db.kysely)).rows;
+    // The second ended, fenced on its claim (1); the first is held by the dying process, so nobody else takes it.
+    expect((await jobs()).map((j) => [j.id, j.claims])).toEqual([[first, '1']]);
+    expect(await other.runDue()).toBe(0);
+    await expireLeases();
+    expect(await other.runDue()).toBe(1);
+    expect(ran).toEqual(['dying:first', 'dying:second', 'other:first']);
+    expect(await jobs()).toEqual([]);
+    // The stalled run ends late: its claim was taken over, so it removes nothing (nothing is left to remove) and runDue counts the three runs.
+    release();
+    expect(await dyingRun).toBe(3);
   });
 
   it('[BKG-38] a periodic job that succeeds starts its failure count again: its next failure backs off 1 s, not the long backoff of its claim count', async () => {

@@ -5,11 +5,12 @@ import { createSealer } from '../../src/db/sealing-key.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { createWebhookDelivery, DELIVER_JOB } from '../../src/webhooks/delivery.service.ts';
-import { insertDeliveries } from '../../src/webhooks/deliveries.repository.ts';
+import { findEventsWithReceivers, insertDeliveries, insertDeliveriesOfEvents } from '../../src/webhooks/deliveries.repository.ts';
 import { SIGNING_SECRETS_KEY_SETTING } from '../../src/webhooks/endpoints.service.ts';
 import { createSender, type Sender } from '../../src/webhooks/sender.ts';
 import type { TestPartner } from '../helpers/app.ts';
 import { describeEachStore } from '../helpers/db.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { startWebhookWorld, type WebhookWorld } from './world.ts';
 
 // The delivery's writes are single statements fenced on the job's claim (issue 28: the fan-out and
@@ -112,6 +113,108 @@ describeEachStore('webhook delivery: fenced single-statement writes', (store) =>
     }
   });
 
+  it('[BKG-38] [WHK-05] the fan-out sends its first attempts itself, their jobs held by its own process: another process takes none of them while that lease runs; after it (the first process died mid-POST) it sends each with the same webhook-id, and the dead run records nothing', async () => {
+    // A partner and venue of its own: the endpoints of the tests above would receive the event too.
+    const b = await w.app.newPartner(['pat'], 'B');
+    const venueB = await w.app.newVenue({ name: 'B venue' });
+    await w.app.grant(b.partnerId, venueB);
+    const eps = [await w.endpoint(b, ['order.closed'], '/died-1'), await w.endpoint(b, ['order.closed'], '/died-2')];
+    const db = w.app.db;
+    const log = createLogger('silent');
+    const sealer = createSealer({ db, clock: w.clock, secretsKey: null, setting: SIGNING_SECRETS_KEY_SETTING });
+    const runnerWith = (sender: Sender, batchSize?: number) => {
+      const runner = new JobRunner({ db, clock: w.clock, log, batchSize });
+      for (const [kind, definition] of Object.entries(createWebhookDelivery({ db, clock: w.clock, log, sender, allowPrivateTargets: true, sealer }).jobs())) {
+        runner.register(kind, definition);
+      }
+      return runner;
+    };
+    // The first process's POSTs never answer while it lives (it dies mid-POST); it claims one job at a time.
+    const sentByDead: Array<Record<string, string>> = [];
+    let die!: () => void;
+    const dead = new Promise<void>((r) => (die = r));
+    const dying = runnerWith({
+      async post(_url, headers) {
+        sentByDead.push(headers);
+        await dead;
+        return { status: null, retryAfter: null, durationMs: 0, error: 'the process died' };
+      },
+      close: async () => {},
+    }, 1);
+    const real = createSender({ allowPrivate: true });
+    const other = runnerWith(real);
+    try {
+      await w.emitEvent({ venueId: venueB }, 'order.closed', 'order-died');
+      const dyingRun = dying.runDue();
+      await eventually(async () => expect(sentByDead).toHaveLength(2));
+      expect(await other.runDue()).toBe(0);
+      expect(w.receiver.on('/died-1')).toHaveLength(0);
+      expect(w.receiver.on('/died-2')).toHaveLength(0);
+
+      await sql`UPDATE jobs SET locked_until = now() - interval '1 second'
+                WHERE payload->>'deliveryId' IN (SELECT id::text FROM webhook_deliveries WHERE endpoint_id = ANY(${eps.map((e) => e.id)}::uuid[]))`.execute(db.kysely);
+      expect(await other.runDue()).toBe(2);
+      const received = ['/died-1', '/died-2'].map((path) => w.receiver.on(path));
+      expect(received.map((r) => r.length)).toEqual([1, 1]);
+      expect(received.map((r) => r[0]!.headers['webhook-id']).sort()).toEqual(sentByDead.map((h) => h['webhook-id']).sort());
+
+      // The dead process's POSTs end (as failures) after the takeover: it records nothing, schedules no retry.
+      die();
+      await dyingRun;
+      const { rows } = await sql<{ status: string; attempts: number; logged: string; jobs: string }>`
+        SELECT d.status, d.attempts, (SELECT count(*) FROM webhook_attempts t WHERE t.delivery_id = d.id)::text AS logged,
+               (SELECT count(*) FROM jobs j WHERE j.payload->>'deliveryId' = d.id::text)::text AS jobs
+        FROM webhook_deliveries d WHERE d.endpoint_id = ANY(${eps.map((e) => e.id)}::uuid[])`.execute(db.kysely);
+      expect(rows).toEqual([{ status: 'succeeded', attempts: 1, logged: '1', jobs: '0' }, { status: 'succeeded', attempts: 1, logged: '1', jobs: '0' }]);
+    } finally {
+      die();
+      await real.close();
+    }
+  });
+
+  it('[BKG-38] fan-outs read and written together are fenced each on its own claim: the event with nobody to receive it ends its job in the read, the one taken over writes nothing, the third writes its deliveries and ends its job', async () => {
+    const c = await w.app.newPartner(['pat'], 'C');
+    const venueC = await w.app.newVenue({ name: 'C venue' });
+    await w.app.grant(c.partnerId, venueC);
+    const ep = await w.endpoint(c, ['order.closed'], '/together');
+    const db = w.app.db;
+    const ids = [
+      await w.emitEvent({ venueId: venueC }, 'order.closed', 'order-together-1'),
+      await w.emitEvent({ venueId: venueC }, 'order.closed', 'order-together-2'),
+      await w.emitEvent({ venueId: venueC }, 'venue.onboarded', 'venue-together'),
+    ];
+    const { rows: jobs } = await sql<{ id: string; event_id: string }>`
+      UPDATE jobs SET locked_by = 'this-run', locked_until = now() + interval '1 minute', claims = 1
+      WHERE payload->>'eventId' = ANY(${ids}::text[]) RETURNING id, payload->>'eventId' AS event_id`.execute(db.kysely);
+    const fenceOf = (eventId: string) => ({ jobId: jobs.find((j) => j.event_id === eventId)!.id, lockedBy: 'this-run', claim: 1 });
+    const read = await findEventsWithReceivers(db, [{ eventId: ids[2]!, fence: fenceOf(ids[2]!) }, ...ids.slice(0, 2).map((eventId) => ({ eventId, fence: fenceOf(eventId) }))]);
+    expect(read.map((r) => [r.found?.event.id, r.found?.receivers.partner.map((e) => [e.id, e.url]), r.jobEnded])).toEqual([
+      [ids[2], [], true],
+      [ids[0], [[ep.id, `${w.receiver.url}/together`]], false],
+      [ids[1], [[ep.id, `${w.receiver.url}/together`]], false],
+    ]);
+
+    const events = read.slice(1).map((r) => ({
+      event: r.found!.event,
+      rows: [{ id: uuidv7(), endpoint_id: ep.id, webhook_id: `msg_${uuidv7()}`, body: '{}', jobId: uuidv7() }],
+      fence: r.found!.event.id === ids[0] ? { ...fenceOf(ids[0]!), lockedBy: 'another-run' } : fenceOf(r.found!.event.id),
+      now: w.clock.now(),
+    }));
+    const written = await insertDeliveriesOfEvents(db.kysely, events, { jobKind: DELIVER_JOB, jobKeyPrefix: `${DELIVER_JOB}:` }, { lockedBy: 'this-run', leaseMs: 60_000 });
+    expect(written).toEqual([
+      { created: 0, jobEnded: false, jobs: [] },
+      { created: 1, jobEnded: true, jobs: [{ deliveryId: events[1]!.rows[0]!.id, jobId: events[1]!.rows[0]!.jobId }] },
+    ]);
+    const { rows: left } = await sql<{ kind: string; event_id: string | null; locked_by: string | null; claims: string }>`
+      SELECT kind, payload->>'eventId' AS event_id, locked_by, claims::text FROM jobs
+      WHERE payload->>'eventId' = ANY(${ids}::text[]) OR payload->>'deliveryId' = ${events[1]!.rows[0]!.id} ORDER BY kind`.execute(db.kysely);
+    // The taken-over fan-out's job is left to the run that holds it; the written delivery's job is held by the writer, claim 1.
+    expect(left).toEqual([
+      { kind: 'outbox.event', event_id: ids[0], locked_by: 'this-run', claims: '1' },
+      { kind: DELIVER_JOB, event_id: null, locked_by: 'this-run', claims: '1' },
+    ]);
+  });
+
   it('[BKG-38] a fan-out written under a claim taken over writes no delivery and ends no job; under its own claim it writes every delivery, their jobs, and ends the fan-out job, in one statement', async () => {
     const eps = [await w.endpoint(a, ['order.closed'], '/fan-1'), await w.endpoint(a, ['order.closed'], '/fan-2')];
     const db = w.app.db;
@@ -132,11 +235,11 @@ describeEachStore('webhook delivery: fenced single-statement writes', (store) =>
       return { deliveries: Number(d[0]!.n), jobs: j };
     };
 
-    expect(await write({ jobId: job!.id, lockedBy: 'this-run', claim: 0 })).toEqual({ created: 0, jobEnded: false });
-    expect(await write({ jobId: job!.id, lockedBy: 'another-run', claim: 1 })).toEqual({ created: 0, jobEnded: false });
+    expect(await write({ jobId: job!.id, lockedBy: 'this-run', claim: 0 })).toMatchObject({ created: 0, jobEnded: false });
+    expect(await write({ jobId: job!.id, lockedBy: 'another-run', claim: 1 })).toMatchObject({ created: 0, jobEnded: false });
     expect(await written()).toEqual({ deliveries: 0, jobs: [{ kind: 'outbox.event', dedupe_key: null }] });
 
-    expect(await write({ jobId: job!.id, lockedBy: 'this-run', claim: 1 })).toEqual({ created: 2, jobEnded: true });
+    expect(await write({ jobId: job!.id, lockedBy: 'this-run', claim: 1 })).toMatchObject({ created: 2, jobEnded: true });
     expect(await written()).toEqual({
       deliveries: 2,
       jobs: rows.map((r) => ({ kind: DELIVER_JOB, dedupe_key: `${DELIVER_JOB}:${r.id}:1` })).sort((x, y) => x.dedupe_key.localeCompare(y.dedupe_key)),
