@@ -408,7 +408,11 @@ async function main() {
     const posRead = await measure(POS_READ, replayAgent, replayUrl, posReadPath, LIVE_REQUESTS, undefined, { sim: replayPid });
     const LIVE = 'GET bill, live (billRetrieval true)';
     await warm(LIVE, svc.agent, svc.origin, svc.billPath(live), Math.min(WARM, LIVE_REQUESTS));
+    // Live bills of one venue share the POS reads sent after they asked (PosClient.openOrdersForTable): how many were sent.
+    const replayServed = async () => ((await (await request(`${replayUrl}/_replay/served`, { dispatcher: replayAgent })).body.json()) as { served: number }).served;
+    const readsBefore = await replayServed();
     const liveBill = await measure(LIVE, svc.agent, svc.origin, svc.billPath(live), LIVE_REQUESTS, svc.pid, liveCpu);
+    if (liveBill !== SKIPPED) console.log(`${''.padEnd(45)}POS reads per live bill: ${((await replayServed()) - readsBefore) / LIVE_REQUESTS}`);
     // Each payment pays an order of its own; the warm-ups pay the orders of their own venues.
     const payments = Math.min(PAYMENTS, payOrders.length, nofwdOrders.length);
     const barePair = (posVenueId: string, orders: string[], idPrefix: string) => (i: number): LoadRequest[] => [

@@ -34,7 +34,15 @@ async function forward(method: string, url: string, headers: Record<string, stri
   return { status: res.statusCode, type: String(res.headers['content-type'] ?? 'application/json'), body: Buffer.from(await res.body.arrayBuffer()) };
 }
 
+/** GETs answered from the recording so far: `GET /_replay/served` tells the bench how many POS reads a scenario sent. */
+let served = 0;
+
 const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), keepAliveTimeout: 30_000 }, (req, res) => {
+  if (req.method === 'GET' && req.url === '/_replay/served') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ served }));
+    return;
+  }
   const key = `${req.method} ${req.url}`;
   const send = (r: Recorded) => {
     res.writeHead(r.status, { 'content-type': r.type, 'content-length': r.body.length });
@@ -42,6 +50,7 @@ const server = createServer({ cert: readFileSync(certFile), key: readFileSync(ke
   };
   const hit = req.method === 'GET' ? recorded.get(key) : undefined;
   if (hit) {
+    served++;
     // The body is not read for a GET; drain it so the connection stays usable.
     req.resume();
     send(hit);

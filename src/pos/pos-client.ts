@@ -152,8 +152,16 @@ function neverSent(failure: Extract<TransportFailure, { kind: 'unreachable' }>):
   return /(^|: )connect E[A-Z]+\b|before secure TLS connection was established/.test(failure.reason);
 }
 
+/** A venue's open-order list reads (PosClient.openList): whether one is in flight, and the next, not sent yet, that callers share. */
+interface VenueOpenList {
+  inFlight: boolean;
+  unsent: { answer: Promise<PosOrderHead[]>; start(): void } | null;
+}
+
 export class PosClient implements PosAdapter {
   private readonly dispatcher: Dispatcher;
+  /** By POS venue id: the open-order list read in flight for live bills (openList). */
+  private readonly openLists = new Map<string, VenueOpenList>();
 
   constructor(
     private readonly type: Pick<PosType, 'code' | 'baseUrl' | 'apiKey' | 'ca'>,
@@ -324,15 +332,76 @@ export class PosClient implements PosAdapter {
   }
 
   async openOrdersForTable(posVenueId: string, posTableId: string): Promise<PosOrder[]> {
+    const heads = await this.openList(posVenueId);
     const path = `/venue/${enc(posVenueId)}/orders`;
-    const res = await this.call('GET', path, { query: { status: 'open' } });
-    if (res.status !== 200) throw this.unexpected(`GET ${path}`, res.status, res.body);
-    const heads = check<PosOrderHead[]>(PosOrderHeads, res.body, `GET ${path}`);
     const found: PosOrder[] = [];
     heads.forEach((o, i) => {
       if (o.status === 'open' && o.tables.includes(posTableId)) found.push(check<PosOrder>(PosOrder, o, `GET ${path} [${i}]`));
     });
     return found;
+  }
+
+  /**
+   * The venue's open-order list, read after the caller asked for it and shared by the callers that
+   * asked before it was sent (issue 28: the contract has no per-table read, so each live bill read
+   * and parsed the venue's whole list; concurrent bills of one venue now share one read). A read
+   * already sent is never joined: it may have been answered from what the POS held before the
+   * caller asked, and would then miss an order opened just before (BILL-25: live at request time).
+   * So a caller that finds a read in flight waits for it to settle and shares the next one, sent
+   * then for every caller waiting; one that finds none shares the read sent at the end of the
+   * current turn of the event loop. Every caller of one read gets its answer or its error (status,
+   * bad JSON, bad shape, timeout) as if it had sent the read itself; each keeps its own whole-call
+   * limit from the moment it asked, so waiting for the read in flight never makes it wait longer
+   * than POS_TIMEOUT_MS. A GET changes nothing on the POS: a read that times out after the POS
+   * answered costs only that answer (the bills fail with 502 and are asked again).
+   */
+  private openList(posVenueId: string): Promise<PosOrderHead[]> {
+    let venue = this.openLists.get(posVenueId);
+    if (!venue) {
+      venue = { inFlight: false, unsent: null };
+      this.openLists.set(posVenueId, venue);
+    }
+    if (!venue.unsent) {
+      let start!: () => void;
+      const answer = new Promise<PosOrderHead[]>((resolve) => (start = () => resolve(this.readOpenList(posVenueId))));
+      venue.unsent = { answer, start };
+      // Sent at the end of this turn of the event loop, so bills asked in the same turn share it;
+      // while a read is in flight, once it has settled.
+      if (!venue.inFlight) setImmediate(() => this.sendOpenList(posVenueId, venue));
+    }
+    return this.within(venue.unsent.answer, `GET /venue/${enc(posVenueId)}/orders`);
+  }
+
+  private sendOpenList(posVenueId: string, venue: VenueOpenList): void {
+    const read = venue.unsent!;
+    venue.unsent = null;
+    venue.inFlight = true;
+    read.start();
+    const settled = () => {
+      venue.inFlight = false;
+      if (venue.unsent) setImmediate(() => this.sendOpenList(posVenueId, venue));
+      else this.openLists.delete(posVenueId);
+    };
+    read.answer.then(settled, settled);
+  }
+
+  private async readOpenList(posVenueId: string): Promise<PosOrderHead[]> {
+    const path = `/venue/${enc(posVenueId)}/orders`;
+    const res = await this.call('GET', path, { query: { status: 'open' } });
+    if (res.status !== 200) throw this.unexpected(`GET ${path}`, res.status, res.body);
+    return check<PosOrderHead[]>(PosOrderHeads, res.body, `GET ${path}`);
+  }
+
+  /** `answer` within the whole-call limit counted from now: the same timeout error a call of its own would give. */
+  private async within<T>(answer: Promise<T>, what: string): Promise<T> {
+    const deadline = callDeadline(this.opts.timeoutMs);
+    try {
+      return await Promise.race([answer, rejectOnAbort(deadline.signal)]);
+    } catch (err) {
+      throw err === deadline.signal.reason ? this.transportError(err, what, this.opts.timeoutMs) : err;
+    } finally {
+      deadline.done();
+    }
   }
 
   private paymentAnswer(what: string, status: number, body: unknown, allowed: number[]): PosPaymentAnswer {

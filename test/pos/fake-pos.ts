@@ -20,6 +20,8 @@ export interface FakeReply {
   stallBody?: boolean;
   /** Never answer at all (the request stays open). */
   hang?: boolean;
+  /** Answer only once this resolves, with what was set when the request arrived (a POS's answer in transit). */
+  heldUntil?: Promise<unknown>;
 }
 
 export interface FakeRequest {
@@ -57,13 +59,17 @@ export async function startFakePos(): Promise<FakePos> {
       const a = typeof answer === 'function' ? answer(seen) : answer;
       if (a.hang) return;
       const text = a.raw ?? (a.body === undefined ? '' : JSON.stringify(a.body));
-      res.writeHead(a.status ?? 200, { 'content-type': a.contentType ?? 'application/json' });
-      if (a.stallBody) {
-        // Promise a longer body than we send, and flush what we have: the client waits for the rest.
-        res.write(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
-        return;
-      }
-      res.end(text);
+      const send = () => {
+        res.writeHead(a.status ?? 200, { 'content-type': a.contentType ?? 'application/json' });
+        if (a.stallBody) {
+          // Promise a longer body than we send, and flush what we have: the client waits for the rest.
+          res.write(text.slice(0, Math.max(1, Math.floor(text.length / 2))));
+          return;
+        }
+        res.end(text);
+      };
+      if (a.heldUntil) void a.heldUntil.then(send);
+      else send();
     });
   });
   server.on('secureConnection', (socket: Socket) => {

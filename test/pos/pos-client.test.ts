@@ -1,6 +1,6 @@
 // The POS client (spec 4.6, DESIGN 6.2) over real HTTPS: against the reference simulator for what it
 // sends and what it returns, and against small fake servers for every way a POS can misbehave.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, test, vi } from 'vitest';
 import { startSimulator, type Simulator } from '../../pos-simulator/src/index.ts';
 import { PosClient, PosError, type PosErrorKind } from '../../src/pos/pos-client.ts';
 import { PosTypesError, parsePosType } from '../../src/pos/pos-types.ts';
@@ -536,5 +536,82 @@ describe('[DES-080] answers that break the contract (fake POS)', () => {
     // And the next call on the same client still works.
     fake.reply({ body: [{ id: '1', name: 'One' }] });
     expect(await client.listTables('v')).toEqual([{ id: '1', name: 'One' }]);
+  });
+
+  describe('[BILL-25] live bills of one venue share the open-order read', () => {
+    /** A POS answer held in transit until `release` (the fake computes it when the request arrives). */
+    function gate() {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      return { held, release };
+    }
+    const arrived = (n: number) => vi.waitFor(() => expect(fake.requests.length).toBe(n));
+    const onTable = (id: string, table: string) => orderOf({ id, tables: [table] });
+
+    it('[BILL-25] a bill never shares a POS read already in flight when it asked: an order opened on the POS before it asked is in its answer', async () => {
+      const before = fake.requests.length;
+      const first = gate();
+      let open = [onTable('1', '101')];
+      fake.reply(() => ({ body: open, heldUntil: first.held }));
+      const earlier = client.openOrdersForTable('v', '101');
+      await arrived(before + 1);
+      // The POS has answered the earlier read (without it) and a guest opens an order on table 102 before the next bill is asked.
+      open = [...open, onTable('2', '102')];
+      const later = client.openOrdersForTable('v', '102');
+      first.release();
+      expect(await earlier).toEqual([onTable('1', '101')]);
+      expect(await later).toEqual([onTable('2', '102')]);
+      expect(fake.requests.length).toBe(before + 2);
+    });
+
+    it('[BILL-25] bills asked while a read is in flight share one read, sent after they asked, each getting its own table\'s orders', async () => {
+      const before = fake.requests.length;
+      const first = gate();
+      const open = [onTable('1', '101'), onTable('2', '102'), orderOf({ id: '3', tables: ['103', '104'] })];
+      fake.reply(() => ({ body: open, heldUntil: first.held }));
+      const earlier = client.openOrdersForTable('v', '101');
+      await arrived(before + 1);
+      const waiting = ['101', '102', '103', '104', '105'].map((t) => client.openOrdersForTable('v', t));
+      first.release();
+      expect(await earlier).toEqual([onTable('1', '101')]);
+      expect(await Promise.all(waiting)).toEqual([[onTable('1', '101')], [onTable('2', '102')], [open[2]], [open[2]], []]);
+      // One read for the first bill, one shared by the five that asked while it was in flight.
+      expect(fake.requests.length).toBe(before + 2);
+      expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/venue/v/orders?status=open', '/venue/v/orders?status=open']);
+    });
+
+    const failures: Array<[string, FakeReply]> = [
+      ['429 Too Many Requests', { status: 429, body: { error: 'slow down' } }],
+      ['500 with an HTML page', { status: 500, raw: '<html>oops</html>', contentType: 'text/html' }],
+      ['200 with a body that is not JSON', { status: 200, raw: 'not json', contentType: 'text/plain' }],
+      ['an order list whose table ids are numbers', { body: [orderOf({ tables: [101] })] }],
+    ];
+    test.each(failures)('[DES-080] a shared read answered %s fails every bill that shared it with the PosError its own read would get', async (_name, failure) => {
+      fake.reply(failure);
+      const alone = await rejection(client.openOrdersForTable('v', '101'));
+      const before = fake.requests.length;
+      const first = gate();
+      fake.reply({ body: [onTable('1', '101')], heldUntil: first.held });
+      const earlier = client.openOrdersForTable('v', '101');
+      await arrived(before + 1);
+      const waiting = ['101', '102', '103'].map((t) => rejection(client.openOrdersForTable('v', t)));
+      fake.reply(failure);
+      first.release();
+      expect(await earlier).toEqual([onTable('1', '101')]);
+      for (const err of await Promise.all(waiting)) expect({ kind: err.kind, status: err.status, message: err.message }).toEqual({ kind: alone.kind, status: alone.status, message: alone.message });
+      expect(fake.requests.length).toBe(before + 2);
+    });
+
+    it('[DES-080] a bill waiting behind a read that hangs keeps its own whole-call limit: a timeout, as its own read would give', { timeout: 15_000 }, async () => {
+      fake.reply({ hang: true });
+      const alone = await rejection(client.openOrdersForTable('v', '101'));
+      expect(alone.kind).toBe('timeout');
+      const before = fake.requests.length;
+      const earlier = rejection(client.openOrdersForTable('v', '101'));
+      await arrived(before + 1);
+      const waiting = await rejection(client.openOrdersForTable('v', '102'));
+      expect({ kind: waiting.kind, message: waiting.message }).toEqual({ kind: alone.kind, message: alone.message });
+      expect((await earlier).kind).toBe('timeout');
+    });
   });
 });
