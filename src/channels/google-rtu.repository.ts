@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/db.ts';
-import { endClaimedJobCte, jobCte, notifyJobs, type JobContext } from '../db/jobs.ts';
+import { endClaimedJobCte } from '../db/job-claims.ts';
+import { jobCte, notifyJobs, type JobContext } from '../db/jobs.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { GoogleBookingFields } from './google-rtu.fns.ts';
 

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { Db, Executor } from './db.ts';
+import { claimed, type JobFence, type NewClaim } from './job-claims.ts';
 
 // Durable jobs and timers in the database (DESIGN 3): payment deadlines, POS dispatch, order sync,
 // webhook delivery. A job is a row; every process polls for due rows and claims them with
@@ -33,7 +34,7 @@ export interface JobContext {
    * This run's claim on the job, for a handler that removes the job in its own statement (one round
    * trip instead of two): `endClaimedJobCte(…, fence, …)`, then `finished()` if that removed it.
    */
-  readonly fence: { jobId: string; lockedBy: string; claim: number };
+  readonly fence: JobFence;
   /** The handler's own statement removed the job (fenced): the runner does not remove it again. */
   finished(): void;
   /**
@@ -58,17 +59,6 @@ export interface JobContext {
    * read); it must behave as the kind's handler does.
    */
   runClaimed(job: Omit<Job, 'attempts'>, run?: JobDefinition['run']): void;
-}
-
-/** The claim of jobs written already claimed by the process that will run them (`JobContext.claimFor`). */
-export interface NewClaim {
-  lockedBy: string;
-  leaseMs: number;
-}
-
-/** `locked_by, locked_until, attempts, claims` of a job written claimed, as SQL values (for an INSERT's SELECT list). */
-export function claimedJobColumns(claim: NewClaim): RawBuilder<unknown> {
-  return sql`${claim.lockedBy}::text, now() + make_interval(secs => ${claim.leaseMs / 1000}), 1, 1`;
 }
 
 export type JobResult = void | { retryAt: Date };
@@ -136,37 +126,6 @@ export async function runJobNow(ex: Executor, dedupeKey: string, now: Date): Pro
 /** Removes the jobs with these keys (one statement, whatever their number). */
 export async function cancelJob(ex: Executor, ...dedupeKeys: string[]): Promise<void> {
   await sql`DELETE FROM jobs WHERE dedupe_key = ANY(${dedupeKeys}::text[])`.execute(ex);
-}
-
-/**
- * A CTE named `name` (for a `WITH` statement) that ends the job a run has claimed, fenced on that
- * claim, when `when` holds, RETURNING 1: for a handler whose one statement reads what it needs
- * and, when that leaves nothing to do, also ends its job. No row returned: `when` did not hold,
- * or another process has taken the claim over (the runner's own fenced removal then says so).
- */
-export function endClaimedJobCte(name: string, fence: JobContext['fence'], when: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`${sql.raw(name)} AS (DELETE FROM jobs WHERE ${claimed(fence)} AND ${when} RETURNING 1)`;
-}
-
-/**
- * For a statement that ends many claimed jobs at once (each run's its own): the claims as rows of a
- * CTE named `name`, with columns (job_id, locked_by, claim), and `claimedBy(job, name)` the fence of
- * a `jobs` row aliased `job` on them.
- */
-export function fencesCte(name: string, fences: Array<JobContext['fence']>): RawBuilder<unknown> {
-  return sql`${sql.raw(name)} AS (
-    SELECT * FROM unnest(${fences.map((f) => f.jobId)}::uuid[], ${fences.map((f) => f.lockedBy)}::text[], ${fences.map((f) => f.claim)}::int[])
-      AS ${sql.raw(name)}(job_id, locked_by, claim))`;
-}
-
-/** The fence of a `jobs` row aliased `job` on the claims of the rows aliased `fences` (fencesCte's columns). */
-export function claimedBy(job: string, fences: string): RawBuilder<unknown> {
-  return sql.raw(`${job}.id = ${fences}.job_id AND ${job}.locked_by = ${fences}.locked_by AND ${job}.claims = ${fences}.claim`);
-}
-
-/** The fence of every statement that ends a claimed job: still this claim's (not taken over since). */
-function claimed(fence: JobContext['fence']): RawBuilder<unknown> {
-  return sql`id = ${fence.jobId} AND locked_by = ${fence.lockedBy} AND claims = ${fence.claim}`;
 }
 
 interface JobRow {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
-import { claimedBy, claimedJobColumns, fencesCte, notifyJobs, type JobContext, type NewClaim } from '../db/jobs.ts';
+import { claimedBy, claimedJobColumns, fencesCte, type NewClaim } from '../db/job-claims.ts';
+import { notifyJobs, type JobContext } from '../db/jobs.ts';
 import type { EndpointRow } from './endpoints.repository.ts';
 
 // SQL of deliveries (one event to one endpoint) and their attempts (the delivery log), and the one

@@ -45,17 +45,23 @@ async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): P
 
 export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }): Sender {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  // Node's trust plus NODE_EXTRA_CA_CERTS, read when the sender is made, as one TLS context for every
-  // connection: given `ca`, each new connection would otherwise parse Node's ~150 root certificates
-  // again (the CPU profile of bench/webhooks.ts put that first among the sender's costs).
-  const secureContext = process.env.NODE_EXTRA_CA_CERTS ? trustingContext() : undefined;
-  const dispatcher = new Agent({
-    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(secureContext ? { secureContext } : {}) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    keepAliveTimeout: 10_000,
-    connections: 16,
-  });
+  // Node's trust plus NODE_EXTRA_CA_CERTS as one TLS context for every connection: given `ca`, each
+  // new connection would otherwise parse Node's ~150 root certificates again (the CPU profile of
+  // bench/webhooks.ts put that first among the sender's costs). Made at the first delivery, not
+  // with the sender: every operator command builds the services, and the context was 170 ms of
+  // `tableside feeds export`'s start (a CPU profile, NODE_EXTRA_CA_CERTS the system's bundle).
+  let agent: Agent | undefined;
+  const dispatcher = () => {
+    if (agent) return agent;
+    const secureContext = process.env.NODE_EXTRA_CA_CERTS ? trustingContext() : undefined;
+    return (agent = new Agent({
+      connect: { timeout: CONNECT_TIMEOUT_MS, lookup: guardedLookup({ allowPrivate: opts.allowPrivate }), ...(secureContext ? { secureContext } : {}) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 10_000,
+      connections: 16,
+    }));
+  };
 
   return {
     async post(url, headers, body) {
@@ -70,7 +76,7 @@ export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }
       try {
         const pending = request(url, {
           method: 'POST',
-          dispatcher,
+          dispatcher: dispatcher(),
           headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Tableside-Webhooks/1' },
           body,
           signal,
@@ -87,6 +93,6 @@ export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }
         return done(null, null, reason.slice(0, 500));
       }
     },
-    close: () => dispatcher.close(),
+    close: async () => agent?.close(),
   };
 }
