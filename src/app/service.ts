@@ -64,7 +64,7 @@ async function reservePort(host: string): Promise<{ port: number; release: () =>
 type ShutdownStep = () => Promise<void>;
 
 interface Shutdown {
-  steps: { http?: ShutdownStep; admin?: ShutdownStep; jobs?: ShutdownStep; simulator?: ShutdownStep; rms?: ShutdownStep; google?: ShutdownStep };
+  steps: { http?: ShutdownStep; admin?: ShutdownStep; jobs?: ShutdownStep; simulator?: ShutdownStep; rms?: ShutdownStep; google?: ShutdownStep; store?: ShutdownStep };
   closeAll(): Promise<void>;
 }
 
@@ -73,10 +73,10 @@ interface Shutdown {
  * then jobs (a running job completes), then the simulators, then the store. A step is added as
  * the part it stops starts, so a start that fails half way stops what it started.
  */
-function shutdownInOrder(store: Store, log: Logger): Shutdown {
+function shutdownInOrder(log: Logger): Shutdown {
   const steps: Shutdown['steps'] = {};
   const closeAll = async () => {
-    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, steps.rms, steps.google, () => store.close()]) {
+    for (const step of [steps.http, steps.admin, steps.jobs, steps.simulator, steps.rms, steps.google, steps.store]) {
       if (step) await step().catch((err) => log.error({ err }, 'shutdown step failed'));
     }
   };
@@ -212,18 +212,24 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
   const { config, releasePort } = await withPort(requested);
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock;
-  const store = opts.store ?? (await openStore(config).catch(async (err) => {
-    await releasePort();
-    throw err;
-  }));
-  const { steps, closeAll } = shutdownInOrder(store, log);
-  const newer = store.migrations?.appliedByNewerRelease;
-  // A rolling upgrade in progress (or a rollback): expand/contract keeps this release correct on it.
-  if (newer) log.warn({ migrations: newer }, 'the database holds migrations of a newer release; serving on its schema (src/db/README.md)');
+  const { steps, closeAll } = shutdownInOrder(log);
+  // The store opens (a new data directory's copy of the template, PGlite's start) while the
+  // certificate is read or made and the sandbox's simulators start, which need no store: the
+  // copy's file system work and the compilation of PGlite's WebAssembly run off the main thread.
+  const opened = (opts.store ? Promise.resolve(opts.store) : openStore(config)).then((store) => {
+    steps.store = () => store.close();
+    return store;
+  });
+  // Awaited below, after the simulators; a failure meanwhile is not an unhandled rejection.
+  opened.catch(() => {});
 
   try {
     const tls = await tlsOf(config, opts.tls);
     const { posTypes, simulator, rmsSimulator, googleSimulator } = await startSimulators(config, steps);
+    const store = await opened;
+    const newer = store.migrations?.appliedByNewerRelease;
+    // A rolling upgrade in progress (or a rollback): expand/contract keeps this release correct on it.
+    if (newer) log.warn({ migrations: newer }, 'the database holds migrations of a newer release; serving on its schema (src/db/README.md)');
     const app = await buildApp({ config, db: store.db, clock, tls, log, posTypes });
     const runner = new JobRunner({ db: store.db, clock, log, pollMs: config.jobPollMs });
     for (const [kind, definition] of Object.entries(app.jobs)) runner.register(kind, definition);
@@ -247,6 +253,8 @@ export async function startService(requested: Config, opts: StartOptions = {}): 
     return { url, port, app, store, runner, tls, sandbox, log, close: () => (closing ??= closeAll()) };
   } catch (err) {
     await releasePort();
+    // A store still opening is closed once open (its step is added then).
+    await opened.catch(() => {});
     await closeAll();
     throw err;
   }

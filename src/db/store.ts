@@ -48,7 +48,7 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
   let db: Db;
   try {
     // A new data directory starts as a copy of the migrated template made at install (template.ts).
-    seedFromTemplate(embeddedDbDir(config.dataDir));
+    await seedFromTemplate(embeddedDbDir(config.dataDir));
     db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), settings: opts.command ? COMMAND_SETTINGS : SERVICE_SETTINGS });
   } catch (err) {
     lock.release();

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openEmbedded } from './db.ts';
 import { MIGRATIONS_DIR, migrate } from './migrate.ts';
@@ -54,19 +55,53 @@ export async function makeTemplate(): Promise<string> {
   return dir;
 }
 
+/** Files copied at once: the copies run in libuv's thread pool. */
+const COPIES_IN_FLIGHT = 8;
+
+/**
+ * Copies the template asynchronously, so the service starts its certificate and simulators
+ * meanwhile (app/service.ts), several files at a time: fs.promises.cp copies one file after
+ * another and took longer than cpSync (3.5-4.5 s against 2.8 s of wall time for the 41 MB, 1,196
+ * files, under load), this 2.1-2.4 s. A template holds only directories and regular files.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  const entries = readdirSync(from, { withFileTypes: true, recursive: true });
+  // Directories keep their modes, as cpSync kept them (PostgreSQL checks its data directory's).
+  const directory = (rel: string) => {
+    mkdirSync(join(to, rel), { recursive: true });
+    chmodSync(join(to, rel), statSync(join(from, rel)).mode);
+  };
+  directory('');
+  const files: string[] = [];
+  for (const entry of entries) {
+    const rel = relative(from, join(entry.parentPath, entry.name));
+    if (entry.isDirectory()) directory(rel);
+    else if (entry.isFile()) files.push(rel);
+    else throw new Error(`the store template ${from} holds ${rel}, neither a file nor a directory`);
+  }
+  let next = 0;
+  const copier = async () => {
+    while (next < files.length) {
+      const rel = files[next++]!;
+      await copyFile(join(from, rel), join(to, rel));
+    }
+  };
+  await Promise.all(Array.from({ length: COPIES_IN_FLIGHT }, copier));
+}
+
 /**
  * Fills `dir`, a data directory without a database yet, from the template when there is one for
  * the current migrations; false otherwise (the store is then created by initdb). Copied beside and
  * renamed into place, so a copy cut short never looks like a database.
  */
-export function seedFromTemplate(dir: string): boolean {
+export async function seedFromTemplate(dir: string): Promise<boolean> {
   if (existsSync(join(dir, 'PG_VERSION'))) return false;
   if (existsSync(dir) && readdirSync(dir).length > 0) return false;
   const template = templateDir();
   if (!existsSync(join(template, 'PG_VERSION'))) return false;
   const tmp = `${dir}.${process.pid}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
-  cpSync(template, tmp, { recursive: true });
+  await copyTree(template, tmp);
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
   return true;

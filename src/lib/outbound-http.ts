@@ -4,6 +4,16 @@
 // undici is recognised by its documented error codes and shapes, so lib/ needs no import of it.
 
 /**
+ * A client's connect function (undici's connector), made at its first connection rather than with
+ * the client: its TLS context costs tens of ms of CPU (lib/tls.ts), and a start makes clients it
+ * does not call before its first request (a sandbox restart: its POS types' clients).
+ */
+export function connectorOnFirstUse<A extends unknown[]>(build: () => (...args: A) => void): (...args: A) => void {
+  let connector: ((...args: A) => void) | undefined;
+  return (...args) => (connector ??= build())(...args);
+}
+
+/**
  * A promise that rejects with the signal's reason once it aborts. undici acts on a request's
  * signal only once the request has a socket: a peer that accepts the connection and stalls the TLS
  * handshake would hold the call until the connect timeout. Racing the request against this keeps

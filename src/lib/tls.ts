@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { createSecureContext, type SecureContext } from 'node:tls';
 
 export interface TlsMaterial {
   key: string;
@@ -76,16 +76,24 @@ function extraFromEnv(): string[] {
 }
 
 /**
- * A TLS context trusting the public roots, NODE_EXTRA_CA_CERTS and `extra` (PEM; a `ca` given to
- * undici replaces Node's defaults instead of adding to them), built once per
- * distinct set in a process: building one parses Node's ~140 root certificates again, tens of ms of
- * CPU (a profile of the sandbox's start: its POS types, RMS and Google clients each built their own,
- * and the RMS client one per connection, about a second in all). A context is immutable once built.
+ * A TLS context trusting what Node trusts (its roots, and NODE_EXTRA_CA_CERTS as read at start-up),
+ * NODE_EXTRA_CA_CERTS as it is now (tests set it after start) and `extra` (PEM; a `ca` given to
+ * undici replaces Node's defaults instead of adding to them), built once per distinct set in a
+ * process. Built from Node's default context, whose store of already parsed roots is copied for
+ * this context when a certificate is added (the process-wide default trusts nothing more): giving
+ * `ca` instead parsed Node's ~140 root certificates again, 30-60 ms of CPU per context (a profile of
+ * the sandbox's restart; with NODE_EXTRA_CA_CERTS a system bundle, 66 ms against 28 ms, its own
+ * certificates being parsed again here). A context is immutable once built.
  */
 export function trustingContext(...extra: string[]): SecureContext {
-  const fromEnv = extraFromEnv();
-  const key = [...fromEnv, ...extra].join('\n');
+  const pems = [...extraFromEnv(), ...extra];
+  const key = pems.join('\n');
   let context = trustingContexts.get(key);
-  if (!context) trustingContexts.set(key, (context = createSecureContext({ ca: [...rootCertificates, ...fromEnv, ...extra] })));
+  if (!context) {
+    context = createSecureContext();
+    // Each PEM may hold several certificates (a bundle): addCACert adds every one.
+    for (const pem of pems) context.context.addCACert(pem);
+    trustingContexts.set(key, context);
+  }
   return context;
 }

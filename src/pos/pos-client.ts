@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
-import { callDeadline, MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
+import { callDeadline, connectorOnFirstUse, MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
 import { trustingContext } from '../lib/tls.ts';
 import type { PosType } from './pos-types.ts';
 import {
@@ -167,12 +167,14 @@ export class PosClient implements PosAdapter {
     private readonly type: Pick<PosType, 'code' | 'baseUrl' | 'apiKey' | 'ca'>,
     private readonly opts: PosClientOptions,
   ) {
-    // One keep-alive pool per POS type (its base URL). A POS with its own CA gets one TLS context,
-    // built here: given `ca`, every new connection parsed Node's ~140 root certificates again (a
-    // profile of the payment bench: about 30 ms of CPU per connection).
-    const secureContext = type.ca ? trustingContext(type.ca) : undefined;
+    // One keep-alive pool per POS type (its base URL). A POS with its own CA gets one TLS context:
+    // given `ca`, every new connection parsed Node's ~140 root certificates again (a profile of the
+    // payment bench: about 30 ms of CPU per connection). Made at the first connection: a sandbox
+    // restart makes the clients of its venues' POS types and calls none of them (the context was
+    // 0.1-0.27 s of that restart's profile).
     this.dispatcher = new Agent({
-      connect: markingConnectFailures(buildConnector({ timeout: opts.connectTimeoutMs ?? 2000, ...(secureContext ? { secureContext } : {}) })),
+      connect: markingConnectFailures(connectorOnFirstUse<Parameters<buildConnector.connector>>(() =>
+        buildConnector({ timeout: opts.connectTimeoutMs ?? 2000, ...(type.ca ? { secureContext: trustingContext(type.ca) } : {}) }))),
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       keepAliveTimeout: 10_000,

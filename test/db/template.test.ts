@@ -22,8 +22,8 @@ describe('the pre-initialised embedded store', () => {
     const b = join(work, 'b', 'pgdata');
     mkdirSync(join(work, 'a'));
     mkdirSync(join(work, 'b'));
-    expect(seedFromTemplate(a)).toBe(true);
-    expect(seedFromTemplate(b)).toBe(true);
+    expect(await seedFromTemplate(a)).toBe(true);
+    expect(await seedFromTemplate(b)).toBe(true);
     const dbA = await openEmbedded({ dir: a });
     const dbB = await openEmbedded({ dir: b });
     try {
@@ -41,11 +41,11 @@ describe('the pre-initialised embedded store', () => {
     expect(readdirSync(join(work, 'a'))).toEqual(['pgdata']);
   }, 180_000);
 
-  it('a data directory that already holds anything is never overwritten', () => {
+  it('a data directory that already holds anything is never overwritten', async () => {
     const dir = join(work, 'c', 'pgdata');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'something'), 'x');
-    expect(seedFromTemplate(dir)).toBe(false);
+    expect(await seedFromTemplate(dir)).toBe(false);
     expect(readdirSync(dir)).toEqual(['something']);
   });
 

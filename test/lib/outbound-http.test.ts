@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { errors, request } from 'undici';
 import { describe, expect, test } from 'vitest';
 import { Readable } from 'node:stream';
-import { readWithin, rejectOnAbort, transportFailure } from '../../src/lib/outbound-http.ts';
+import { connectorOnFirstUse, readWithin, rejectOnAbort, transportFailure } from '../../src/lib/outbound-http.ts';
 
 // The transport half of the POS and RMS clients and the webhook sender: the whole-call limit race,
 // and what an error of undici (or of the call's own signal) means.
@@ -96,5 +96,21 @@ describe('[BKG-45] readWithin', () => {
       expect(made.count).toBeLessThan(10);
       expect(stream.destroyed).toBe(true);
     }
+  });
+});
+
+describe('connectorOnFirstUse', () => {
+  test('makes the connector at the first connection, once, and hands every connection to it', () => {
+    let made = 0;
+    const seen: string[] = [];
+    const connect = connectorOnFirstUse<[string]>(() => {
+      made++;
+      return (host) => seen.push(host);
+    });
+    expect(made).toBe(0);
+    connect('a');
+    connect('b');
+    expect(made).toBe(1);
+    expect(seen).toEqual(['a', 'b']);
   });
 });
