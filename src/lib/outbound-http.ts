@@ -91,3 +91,28 @@ export async function readWithin(res: StreamedAnswer, cap: number): Promise<stri
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+// Failures that happen before a request is written: nothing reached the peer (DESIGN 8.8a).
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Errors of connections that never opened (TCP or TLS): no request was written on them. */
+const failedToConnect = new WeakSet<object>();
+
+/** A client's connector (undici's), noting which errors are its own: a request fails with them only before it is sent. */
+export function markingConnectFailures<O, C>(connect: (options: O, callback: C) => void): (options: O, callback: C) => void {
+  return (options, callback) => connect(options, ((...args: unknown[]) => {
+    if (args[0] && typeof args[0] === 'object') failedToConnect.add(args[0]);
+    (callback as (...a: unknown[]) => void)(...args);
+  }) as C);
+}
+
+/**
+ * Whether a request that failed with an unreachable peer (`failure`, of `err`) surely never reached
+ * it: its connection or TLS handshake failed (the connector marked the error), or the error says so.
+ */
+export function neverSent(err: unknown, failure: Extract<TransportFailure, { kind: 'unreachable' }>): boolean {
+  if (failedToConnect.has(err as object)) return true;
+  if (failure.code && (NEVER_SENT_CODES.has(failure.code) || /^(ERR_TLS_|ERR_SSL_)|CERT|UNABLE_TO_VERIFY/.test(failure.code))) return true;
+  // Node words a failure of the connect system call `connect ECONNRESET 127.0.0.1:443`.
+  return /(^|: )connect E[A-Z]+\b|before secure TLS connection was established/.test(failure.reason);
+}

@@ -2,7 +2,10 @@ import type { ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { Agent, buildConnector, request, type Dispatcher } from 'undici';
 import { fieldProblems, newAjv } from '../lib/json-schema.ts';
-import { callDeadline, connectorOnFirstUse, MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure, type TransportFailure } from '../lib/outbound-http.ts';
+import { nextReads } from '../lib/next-reads.ts';
+import {
+  callDeadline, connectorOnFirstUse, markingConnectFailures, MAX_PARTNER_ANSWER_BYTES, neverSent, readWithin, rejectOnAbort, transportFailure,
+} from '../lib/outbound-http.ts';
 import { trustingContext } from '../lib/tls.ts';
 import type { PosType } from './pos-types.ts';
 import {
@@ -131,37 +134,10 @@ export interface PosClientOptions {
 const enc = encodeURIComponent;
 const isSuccess = (status: number | undefined) => status !== undefined && status >= 200 && status <= 299;
 
-// Failures that happen before a request is written: nothing reached the POS (DESIGN 8.8a).
-const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
-
-/** Errors of connections that never opened (TCP or TLS): no request was written on them. */
-const failedToConnect = new WeakSet<object>();
-
-/** undici's connector, noting which errors are its own: a request fails with them only before it is sent. */
-function markingConnectFailures(connect: buildConnector.connector): buildConnector.connector {
-  return (options, callback) => connect(options, (...args) => {
-    if (args[0] && typeof args[0] === 'object') failedToConnect.add(args[0]);
-    (callback as (...a: typeof args) => void)(...args);
-  });
-}
-
-/** Whether an unreachable POS surely never received the request: the connection or its TLS handshake failed. */
-function neverSent(failure: Extract<TransportFailure, { kind: 'unreachable' }>): boolean {
-  if (failure.code && (NEVER_SENT_CODES.has(failure.code) || /^(ERR_TLS_|ERR_SSL_)|CERT|UNABLE_TO_VERIFY/.test(failure.code))) return true;
-  // Node words a failure of the connect system call `connect ECONNRESET 127.0.0.1:443`.
-  return /(^|: )connect E[A-Z]+\b|before secure TLS connection was established/.test(failure.reason);
-}
-
-/** A venue's open-order list reads (PosClient.openList): whether one is in flight, and the next, not sent yet, that callers share. */
-interface VenueOpenList {
-  inFlight: boolean;
-  unsent: { answer: Promise<PosOrderHead[]>; start(): void } | null;
-}
-
 export class PosClient implements PosAdapter {
   private readonly dispatcher: Dispatcher;
-  /** By POS venue id: the open-order list read in flight for live bills (openList). */
-  private readonly openLists = new Map<string, VenueOpenList>();
+  /** By POS venue id: the open-order list reads for live bills, each shared by the bills that asked before it was sent (openList). */
+  private readonly openLists = nextReads((posVenueId: string) => this.readOpenList(posVenueId));
 
   constructor(
     private readonly type: Pick<PosType, 'code' | 'baseUrl' | 'apiKey' | 'ca'>,
@@ -250,7 +226,7 @@ export class PosClient implements PosAdapter {
   private transportError(err: unknown, what: string, timeoutMs: number): PosError {
     const failure = transportFailure(err);
     if (failure.kind === 'unreachable') {
-      const unsent = failedToConnect.has(err as object) || neverSent(failure);
+      const unsent = neverSent(err, failure);
       return new PosError('unreachable', `${what}: the POS could not be reached (${failure.code ?? failure.reason})`, undefined, unsent);
     }
     if (failure.connecting) return new PosError('timeout', `${what}: connecting to the POS timed out`, undefined, true);
@@ -343,46 +319,14 @@ export class PosClient implements PosAdapter {
 
   /**
    * The venue's open-order list, read after the caller asked for it and shared by the callers that
-   * asked before it was sent (issue 28: the contract has no per-table read, so each live bill read
-   * and parsed the venue's whole list; concurrent bills of one venue now share one read). A read
-   * already sent is never joined: it may have been answered from what the POS held before the
-   * caller asked, and would then miss an order opened just before (BILL-25: live at request time).
-   * So a caller that finds a read in flight waits for it to settle and shares the next one, sent
-   * then for every caller waiting; one that finds none shares the read sent at the end of the
-   * current turn of the event loop. Every caller of one read gets its answer or its error (status,
-   * bad JSON, bad shape, timeout) as if it had sent the read itself; each keeps its own whole-call
-   * limit from the moment it asked, so waiting for the read in flight never makes it wait longer
-   * than POS_TIMEOUT_MS. A GET changes nothing on the POS: a read that times out after the POS
-   * answered costs only that answer (the bills fail with 502 and are asked again).
+   * asked before it was sent (lib/next-reads.ts; issue 28: the contract has no per-table read, so
+   * each live bill read and parsed the venue's whole list). A read already sent is never joined, so
+   * no bill misses an order opened just before it asked (BILL-25: live at request time). Each caller
+   * gets the read's answer or error as if it had sent it, within its own whole-call limit from the
+   * moment it asked (POS_TIMEOUT_MS). A GET changes nothing: a late answer costs only that answer.
    */
   private openList(posVenueId: string): Promise<PosOrderHead[]> {
-    let venue = this.openLists.get(posVenueId);
-    if (!venue) {
-      venue = { inFlight: false, unsent: null };
-      this.openLists.set(posVenueId, venue);
-    }
-    if (!venue.unsent) {
-      let start!: () => void;
-      const answer = new Promise<PosOrderHead[]>((resolve) => (start = () => resolve(this.readOpenList(posVenueId))));
-      venue.unsent = { answer, start };
-      // Sent at the end of this turn of the event loop, so bills asked in the same turn share it;
-      // while a read is in flight, once it has settled.
-      if (!venue.inFlight) setImmediate(() => this.sendOpenList(posVenueId, venue));
-    }
-    return this.within(venue.unsent.answer, `GET /venue/${enc(posVenueId)}/orders`);
-  }
-
-  private sendOpenList(posVenueId: string, venue: VenueOpenList): void {
-    const read = venue.unsent!;
-    venue.unsent = null;
-    venue.inFlight = true;
-    read.start();
-    const settled = () => {
-      venue.inFlight = false;
-      if (venue.unsent) setImmediate(() => this.sendOpenList(posVenueId, venue));
-      else this.openLists.delete(posVenueId);
-    };
-    read.answer.then(settled, settled);
+    return this.within(this.openLists(posVenueId), `GET /venue/${enc(posVenueId)}/orders`);
   }
 
   private async readOpenList(posVenueId: string): Promise<PosOrderHead[]> {
