@@ -6,9 +6,11 @@ export interface TlsPair { key: string; cert: string }
 
 export async function selfSignedLocalhost(): Promise<TlsPair> {
   // Loaded when a certificate is made: the sandbox hands the simulator the data directory's own.
-  const { generate } = await import('selfsigned');
+  // The default export, not a named one: bundled with code splitting (bin/build.mjs), a CommonJS
+  // module's chunk exports only its module.exports as default.
+  const { default: selfsigned } = await import('selfsigned');
   const notBeforeDate = new Date(Date.now() - 60_000);
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
