@@ -32,26 +32,35 @@ describeEachStore('webhook delivery: fenced single-statement writes', (store) =>
     await w?.close();
   });
 
+  const log = createLogger('silent');
+  /** A job runner of this process with the webhook delivery's jobs, sending through `sender`. */
+  const runnerWith = (sender: Sender, batchSize?: number) => {
+    const db = w.app.db;
+    const sealer = createSealer({ db, clock: w.clock, secretsKey: null, setting: SIGNING_SECRETS_KEY_SETTING });
+    const runner = new JobRunner({ db, clock: w.clock, log, batchSize });
+    for (const [kind, definition] of Object.entries(createWebhookDelivery({ db, clock: w.clock, log, sender, allowPrivateTargets: true, sealer }).jobs())) {
+      runner.register(kind, definition);
+    }
+    return runner;
+  };
+  /** `real`, with `meanwhile` (another process acting while the POST is in flight) run before each POST. */
+  const sendingAfter = (real: Sender, meanwhile: (url: string, headers: Record<string, string>) => Promise<void>): Sender => ({
+    async post(url, headers, body) {
+      await meanwhile(url, headers);
+      return real.post(url, headers, body);
+    },
+    close: () => real.close(),
+  });
+
   it('[BKG-38] [WHK-05] an attempt whose claim is taken over while it POSTs records nothing; the process that took it over sends again with the same webhook-id and records attempt 1', async () => {
     const ep = await w.endpoint(a, ['order.closed'], '/taken-over');
     const db = w.app.db;
     const real = createSender({ allowPrivate: true });
     let steal = true;
     // Another process takes the claim over while this one's POST is in flight.
-    const sender: Sender = {
-      async post(url, headers, body) {
-        if (steal) await sql`UPDATE jobs SET locked_by = 'another-process' WHERE kind = ${DELIVER_JOB}`.execute(db.kysely);
-        return real.post(url, headers, body);
-      },
-      close: () => real.close(),
-    };
-    const log = createLogger('silent');
-    const delivery = createWebhookDelivery({
-      db, clock: w.clock, log, sender, allowPrivateTargets: true,
-      sealer: createSealer({ db, clock: w.clock, secretsKey: null, setting: SIGNING_SECRETS_KEY_SETTING }),
-    });
-    const runner = new JobRunner({ db, clock: w.clock, log });
-    for (const [kind, definition] of Object.entries(delivery.jobs())) runner.register(kind, definition);
+    const runner = runnerWith(sendingAfter(real, async () => {
+      if (steal) await sql`UPDATE jobs SET locked_by = 'another-process' WHERE kind = ${DELIVER_JOB}`.execute(db.kysely);
+    }));
 
     await w.emitEvent({ venueId: venue }, 'order.closed', 'order-taken-over');
     await runner.runDue();
@@ -82,23 +91,12 @@ describeEachStore('webhook delivery: fenced single-statement writes', (store) =>
     const eps = [await w.endpoint(a, ['order.closed'], '/batch-1'), await w.endpoint(a, ['order.closed'], '/batch-2'), await w.endpoint(a, ['order.closed'], '/batch-3')];
     const db = w.app.db;
     const real = createSender({ allowPrivate: true });
-    const sender: Sender = {
-      async post(url, headers, body) {
-        if (url.endsWith('/batch-2')) {
-          await sql`UPDATE jobs SET locked_by = 'another-process'
-                    WHERE payload->>'deliveryId' = (SELECT id::text FROM webhook_deliveries WHERE webhook_id = ${headers['webhook-id']!})`.execute(db.kysely);
-        }
-        return real.post(url, headers, body);
-      },
-      close: () => real.close(),
-    };
-    const log = createLogger('silent');
-    const delivery = createWebhookDelivery({
-      db, clock: w.clock, log, sender, allowPrivateTargets: true,
-      sealer: createSealer({ db, clock: w.clock, secretsKey: null, setting: SIGNING_SECRETS_KEY_SETTING }),
-    });
-    const runner = new JobRunner({ db, clock: w.clock, log });
-    for (const [kind, definition] of Object.entries(delivery.jobs())) runner.register(kind, definition);
+    const runner = runnerWith(sendingAfter(real, async (url, headers) => {
+      if (url.endsWith('/batch-2')) {
+        await sql`UPDATE jobs SET locked_by = 'another-process'
+                  WHERE payload->>'deliveryId' = (SELECT id::text FROM webhook_deliveries WHERE webhook_id = ${headers['webhook-id']!})`.execute(db.kysely);
+      }
+    }));
     await w.emitEvent({ venueId: venue }, 'order.closed', 'order-batch');
     try {
       await runner.runDue();
@@ -120,15 +118,6 @@ describeEachStore('webhook delivery: fenced single-statement writes', (store) =>
     await w.app.grant(b.partnerId, venueB);
     const eps = [await w.endpoint(b, ['order.closed'], '/died-1'), await w.endpoint(b, ['order.closed'], '/died-2')];
     const db = w.app.db;
-    const log = createLogger('silent');
-    const sealer = createSealer({ db, clock: w.clock, secretsKey: null, setting: SIGNING_SECRETS_KEY_SETTING });
-    const runnerWith = (sender: Sender, batchSize?: number) => {
-      const runner = new JobRunner({ db, clock: w.clock, log, batchSize });
-      for (const [kind, definition] of Object.entries(createWebhookDelivery({ db, clock: w.clock, log, sender, allowPrivateTargets: true, sealer }).jobs())) {
-        runner.register(kind, definition);
-      }
-      return runner;
-    };
     // The first process's POSTs never answer while it lives (it dies mid-POST); it claims one job at a time.
     const sentByDead: Array<Record<string, string>> = [];
     let die!: () => void;
