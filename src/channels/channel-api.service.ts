@@ -12,7 +12,6 @@ import {
   bookableSlots, fromRmsContact, hasNotice, notesFor, offerable, requestFingerprint, scopedKey, slotView, toRmsContact, type ChannelContact,
 } from './channel-api.fns.ts';
 import { bookableVenue, countLinkedVenues, listLinkedVenues, type BookableVenue } from './channel-api.repository.ts';
-import { createVenueRoutes, held, sameRoute } from './early-ask.ts';
 
 // The channel API (DESIGN 8.4a) over the bookings and availability services of src/rms. A channel
 // sees Tableside's ids only (the content venue id, Tableside's booking id), books only venues linked
@@ -86,8 +85,6 @@ export interface ChannelApiDeps {
 }
 
 export function createChannelApiService({ db, clock, bookings, availability }: ChannelApiDeps) {
-  const routes = createVenueRoutes();
-
   /** The venue, if linked to the channel; 403 otherwise (an unknown id too: topology is not leaked). */
   async function linkedVenue(channel: ChannelIdentity, venueId: string): Promise<BookableVenue> {
     const v = await bookableVenue(db.kysely, channel.id, venueId);
@@ -121,13 +118,9 @@ export function createChannelApiService({ db, clock, bookings, availability }: C
     },
 
     async availability(channel: ChannelIdentity, venueId: string, date: string, partySize: number) {
-      // The RMS is asked while the venue is read with its link (early-ask.ts); the read decides.
-      const route = routes.get(channel.id, venueId);
-      const early = route ? held(availability.forRmsVenue(route, date, partySize)) : null;
-      const venue = await bookableVenue(db.kysely, channel.id, venueId);
-      routes.note(channel.id, venueId, venue);
-      if (!venue?.linked) throw notBookable();
-      const a = await (early && sameRoute(route!, venue) ? early : availability.forRmsVenue(venue, date, partySize)).catch(rethrow);
+      const venue = await linkedVenue(channel, venueId);
+      // The venue just read with its link carries its RMS: the RMS is asked next, nothing read in between.
+      const a = await availability.forRmsVenue(venue, date, partySize).catch(rethrow);
       // A venue without a currency cannot take a deposit (its amount could be stated in no currency):
       // its slots that need one are not offered, never shown in a guessed currency.
       const slots = bookableSlots(a.slots, clock.now(), venue.minAdvanceBooking).filter((s) => offerable(s, venue.currency));

@@ -7,7 +7,6 @@ import type { Slot } from '../rms/rms-client.fns.ts';
 import type { ChannelIdentity } from './access.repository.ts';
 import { bookableVenue, bookingIdsByKeyPrefix, bookingKey, type BookableVenue } from './channel-api.repository.ts';
 import { fromRmsError, type ChannelApiService, type ChannelBooking } from './channel-api.service.ts';
-import { createVenueRoutes, sameRoute, type VenueRoute } from './early-ask.ts';
 import { causeOf, echoSlotTime, int64, isAvailable, SERVICE_ID, userOfKey, v3Key, v3Status, v3UserPrefix } from './google-booking-server.fns.ts';
 import { LIST_BOOKINGS_LIMIT, type BatchAvailabilityLookupRequest, type CreateBookingRequest, type UpdateBookingRequest } from './google-booking-server.schemas.ts';
 
@@ -30,31 +29,11 @@ const UUID = /^[0-9a-f-]{36}$/i;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; cause: string; description: string };
 
-const notBookable = () => forbidden('This merchant_id is not bookable through your channel.');
-
 export function createV3Service({ db, clock, api, availability }: V3Deps) {
-  const routes = createVenueRoutes();
-
-  /**
-   * Asks the RMS for each local date and party size the slot times need, once each. `all` never
-   * fails: a group with no answer and no snapshot is unavailable (an empty list).
-   */
-  function lookUp(venue: VenueRoute | BookableVenue, req: BatchAvailabilityLookupRequest) {
-    // Each slot time's local date once, the zone's offset found once per day of them: the time-zone
-    // conversion was ~3% of the service's CPU in a profile of 50-slot lookups (issue 28), then ~20%
-    // of /v3's once the rest had gone (one Intl call per slot time).
-    const dates = localDatesText(req.slot_time.map((st) => int64(st.start_sec) * 1000), venue.timezone ?? 'UTC');
-    const keys = req.slot_time.map((st, i) => `${dates[i]}|${st.resource_ids?.party_size ?? 2}`);
-    const found = new Map<string, Slot[]>();
-    const all = Promise.all([...new Set(keys)].map(async (g) => {
-      const [date, size] = g.split('|');
-      try {
-        found.set(g, (await availability.forRmsVenue(venue, date!, Number(size))).slots);
-      } catch {
-        found.set(g, []); // no answer and no snapshot: nothing is offered as available
-      }
-    }));
-    return { keys, found, all };
+  async function merchant(channel: ChannelIdentity, merchantId: string): Promise<BookableVenue> {
+    const v = UUID.test(merchantId) ? await bookableVenue(db.kysely, channel.id, merchantId) : null;
+    if (!v || !v.linked) throw forbidden('This merchant_id is not bookable through your channel.');
+    return v;
   }
 
   /** A channel-API call, its business failures as a cause; infrastructure failures thrown as HTTP errors. */
@@ -101,18 +80,28 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
     /** `budgetMs`: what is left of LOOKUP_BUDGET_MS since the request arrived (the route says). */
     async batchAvailabilityLookup(channel: ChannelIdentity, req: BatchAvailabilityLookupRequest, budgetMs = LOOKUP_BUDGET_MS) {
       const started = Date.now();
-      // The RMS is asked while the merchant is read with its link (early-ask.ts); the read decides.
-      const route = UUID.test(req.merchant_id) ? routes.get(channel.id, req.merchant_id) : undefined;
-      const early = route ? lookUp(route, req) : null;
-      const venue = UUID.test(req.merchant_id) ? await bookableVenue(db.kysely, channel.id, req.merchant_id) : null;
-      if (UUID.test(req.merchant_id)) routes.note(channel.id, req.merchant_id, venue);
-      if (!venue || !venue.linked) throw notBookable();
+      const venue = await merchant(channel, req.merchant_id);
+      const tz = venue.timezone ?? 'UTC';
       const now = clock.now();
-      const { keys, found, all } = early && sameRoute(route!, venue) ? early : lookUp(venue, req);
+      const found = new Map<string, Slot[]>();
+      // Each slot time's local date once, the zone's offset found once per day of them: the time-zone
+      // conversion was ~3% of the service's CPU in a profile of 50-slot lookups (issue 28), then
+      // ~6% of the serve's busy time in the healthy bench with one Intl call per slot time.
+      const dates = localDatesText(req.slot_time.map((st) => int64(st.start_sec) * 1000), tz);
+      const keys = req.slot_time.map((st, i) => `${dates[i]}|${st.resource_ids?.party_size ?? 2}`);
+      const groups = [...new Set(keys)];
+      const lookups = groups.map(async (g) => {
+        const [date, size] = g.split('|');
+        try {
+          found.set(g, (await availability.forRmsVenue(venue, date!, Number(size))).slots);
+        } catch {
+          found.set(g, []); // no answer and no snapshot: nothing is offered as available
+        }
+      });
       // Whatever the RMS does, the answer leaves within the budget: groups still asking are unavailable.
       let timer: NodeJS.Timeout | undefined;
       const left = Math.max(50, budgetMs - (Date.now() - started));
-      await Promise.race([all, new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
+      await Promise.race([Promise.all(lookups), new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
       clearTimeout(timer);
       return {
         slot_time_availability: req.slot_time.map((st, i) => {
