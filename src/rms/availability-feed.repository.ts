@@ -30,25 +30,27 @@ export async function shardsOf(ex: Executor, partnerId: string, nonce: string): 
 
 const STAGING_COLUMNS = ['partner_id', 'nonce', 'shard_number', 'rms_venue_id', 'date', 'party_size', 'area_id', 'duration', 'slots'] as const;
 
+/** A valid record's COPY text for rms_feed_staging, without the shard's own columns (stageRecords adds them). */
+export function stagingLine(r: FeedRecord): string {
+  return `${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+}
+
 /**
- * Stages a shard's records with one COPY (DESIGN 8.3b): the rows are written as COPY text lines
- * a batch at a time, with a turn of the event loop between batches, so a shard of tens of thousands
- * of records neither blocks other requests nor sits in memory twice as text.
+ * Stages a shard's records with one COPY (DESIGN 8.3b). Its records' text was made as the body was
+ * read (stagingLine, a batch a Buffer); each batch gets the shard's own columns in front of every
+ * line here (its nonce and number are known once the whole body is checked) and is written with a
+ * turn of the event loop between batches, so a shard of tens of thousands of records does not
+ * block other requests. COPY text escapes every newline inside a value: a newline ends a row.
  */
-export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: Iterable<FeedRecord>, batch: number): Promise<void> {
+export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, batches: readonly Buffer[]): Promise<void> {
   const prefix = `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
+  const between = `\n${prefix}`;
   async function* lines() {
-    let text = '';
-    let n = 0;
-    for (const r of records) {
-      text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
-      if (++n % batch === 0) {
-        yield text;
-        text = '';
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+    for (const batch of batches) {
+      const text = batch.toString('utf8');
+      yield `${prefix}${text.slice(0, -1).replaceAll('\n', between)}\n`;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    if (text !== '') yield text;
   }
   await copy('rms_feed_staging', STAGING_COLUMNS, lines());
 }
