@@ -20,8 +20,10 @@ export interface ReadShard {
   nul: FieldProblems;
   /** The records' problems, at most MAX_PROBLEMS; null when every record is valid. */
   problems: FieldProblems | null;
-  /** Every record's COPY text (without the shard's own columns), a batch a Buffer; empty when a record is invalid. */
+  /** Every record's COPY text, a batch a Buffer; empty when a record is invalid. */
   batches: Buffer[];
+  /** What every line of `batches` begins with: the shard's own columns as the metadata read before `data` gave them, or ''. */
+  prefix: string;
 }
 
 export class ShardCollector implements FeedJsonSink {
@@ -34,28 +36,42 @@ export class ShardCollector implements FeedJsonSink {
   private batches: Buffer[] = [];
   private text = '';
   private inBatch = 0;
+  /** The prefix the latest `metadata` gives, and the one the lines being made begin with. */
+  private guess = '';
+  private prefix = '';
 
-  /** `line`: a valid record's COPY text; `batch`: records per Buffer. */
-  constructor(private readonly line: (r: FeedRecord) => string, private readonly batch: number) {}
+  /**
+   * `line`: a valid record's COPY text; `prefixOf`: the shard's own columns the lines begin with, for
+   * a `metadata` member (as sent, not yet checked: '' when it cannot say); `batch`: records per Buffer.
+   * A body whose `metadata` comes before `data` (as every RMS sends it) has its lines made whole.
+   */
+  constructor(
+    private readonly line: (r: FeedRecord) => string,
+    private readonly prefixOf: (metadata: unknown) => string,
+    private readonly batch: number,
+  ) {}
 
-  member(key: string | null, value: unknown): void {
-    this.noteNuls(value, key ?? '');
+  member(key: string | null, value: unknown, escapedNul: boolean): void {
+    if (key?.includes('\u0000')) this.nul[key] = [NUL_PROBLEM];
+    if (escapedNul) this.noteNuls(value, key ?? '');
     if (key === null) {
       this.root = { value };
       return;
     }
     if (key === 'data') this.restart();
+    if (key === 'metadata') this.guess = this.prefixOf(value);
     this.skeleton[key] = value;
   }
 
   dataStart(): void {
     this.restart();
+    this.prefix = this.guess;
     this.skeleton.data = [];
   }
 
-  record(value: unknown, index: number): void {
+  record(value: unknown, index: number, escapedNul: boolean): void {
     this.count++;
-    this.noteNuls(value, `data[${index}]`);
+    if (escapedNul) this.noteNuls(value, `data[${index}]`);
     if (this.problemCount >= MAX_PROBLEMS) return;
     const r = readRecord(value, index);
     if (Array.isArray(r)) {
@@ -66,7 +82,7 @@ export class ShardCollector implements FeedJsonSink {
       return;
     }
     if (this.problemCount > 0) return;
-    this.text += this.line(r);
+    this.text += this.prefix + this.line(r);
     if (++this.inBatch === this.batch) this.flush();
   }
 
@@ -79,6 +95,7 @@ export class ShardCollector implements FeedJsonSink {
       nul: this.nul,
       problems: this.problemCount > 0 ? this.problems : null,
       batches: this.batches,
+      prefix: this.prefix,
     };
   }
 
@@ -99,8 +116,8 @@ export class ShardCollector implements FeedJsonSink {
     this.inBatch = 0;
   }
 
+  /** Only for a value whose text holds `\u0000` (the walk over every record cost as much as parsing it). */
   private noteNuls(value: unknown, path: string): void {
-    if (typeof value !== 'string' && (value === null || typeof value !== 'object')) return;
     for (const field of nulFields(value, path)) this.nul[field] = [NUL_PROBLEM];
   }
 }

@@ -35,20 +35,22 @@ export function stagingLine(r: FeedRecord): string {
   return `${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
 }
 
+/** The shard's own columns, in front of each of its records' stagingLine. */
+export function stagingPrefix(partnerId: string, nonce: string, shard: number): string {
+  return `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
+}
+
 /**
- * Stages a shard's records with one COPY (DESIGN 8.3b). Its records' text was made as the body was
- * read (stagingLine, a batch a Buffer); each batch gets the shard's own columns in front of every
- * line here (its nonce and number are known once the whole body is checked) and is written with a
- * turn of the event loop between batches, so a shard of tens of thousands of records does not
- * block other requests. COPY text escapes every newline inside a value: a newline ends a row.
+ * Stages a shard's records with one COPY (DESIGN 8.3b). Their text was made as the body was read
+ * (a batch a Buffer, each line `made` + stagingLine) and is written as it is when `made` is the
+ * shard's prefix (its metadata came before its data), else with each line's prefix replaced (COPY
+ * text escapes every newline inside a value: a newline ends a row). A turn of the event loop
+ * between batches, so a shard of tens of thousands of records does not block other requests.
  */
-export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, batches: readonly Buffer[]): Promise<void> {
-  const prefix = `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
-  const between = `\n${prefix}`;
+export async function stageRecords(copy: CopyIn, prefix: string, batches: readonly Buffer[], made: string): Promise<void> {
   async function* lines() {
     for (const batch of batches) {
-      const text = batch.toString('utf8');
-      yield `${prefix}${text.slice(0, -1).replaceAll('\n', between)}\n`;
+      yield made === prefix ? batch : `${batch.toString('utf8').slice(0, -1).split('\n').map((l) => prefix + l.slice(made.length)).join('\n')}\n`;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }

@@ -7,7 +7,7 @@ import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts
 import { ShardCollector, type ReadShard } from './availability-feed-shard.fns.ts';
 import { isOlderFeed } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenuePage, snapshotVenueRows, stageRecords, stagingLine,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenuePage, snapshotVenueRows, stageRecords, stagingLine, stagingPrefix,
   type SnapshotPageKey, type SnapshotPageRow, type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { FEED_BODY_LIMIT, MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
@@ -64,6 +64,8 @@ interface Shard {
   feedDate: Date | null;
   count: number;
   batches: readonly Buffer[];
+  /** What each line of `batches` begins with (stageRecords). */
+  made: string;
 }
 
 /** Checks the body as the route's schema does, `data` set aside (its records counted): the problems, or null. */
@@ -126,6 +128,12 @@ function readBody(source: Readable, limit: number, reader: FeedJsonReader): Prom
   });
 }
 
+/** The shard's own columns as its metadata, not yet checked, gives them; '' when they cannot be the checked ones. */
+function prefixOf(partnerId: string, metadata: unknown): string {
+  const m = metadata as { nonce?: unknown; shard_number?: unknown } | null;
+  return typeof m?.nonce === 'string' && Number.isSafeInteger(m.shard_number) ? stagingPrefix(partnerId, m.nonce, m.shard_number as number) : '';
+}
+
 export const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body is larger than the limit of ${limit / 1048576} MiB for a feed shard; send the feed in more shards.`);
 
 export function createFeedService(deps: FeedDeps) {
@@ -146,7 +154,7 @@ export function createFeedService(deps: FeedDeps) {
       }
     }
     if (read.problems) return validationFailed(read.problems, `The shard has invalid records; nothing of nonce ${nonce} is kept: send every shard again.`);
-    return { nonce, number, total, feedDate, count: read.count, batches: read.batches };
+    return { nonce, number, total, feedDate, count: read.count, batches: read.batches, made: read.prefix };
   }
 
   /** Everything of a nonce, dropped after a bad shard: the RMS sends every shard again. */
@@ -174,7 +182,7 @@ export function createFeedService(deps: FeedDeps) {
   }
 
   async function stage(tx: Executor, copy: CopyIn, partnerId: string, shard: Shard, now: Date): Promise<void> {
-    if (shard.count > 0) await stageRecords(copy, partnerId, shard.nonce, shard.number, shard.batches);
+    if (shard.count > 0) await stageRecords(copy, stagingPrefix(partnerId, shard.nonce, shard.number), shard.batches, shard.made);
     await recordShard(tx, partnerId, shard.nonce, shard.number, shard.total, shard.feedDate, shard.count, now);
   }
 
@@ -206,7 +214,7 @@ export function createFeedService(deps: FeedDeps) {
      * the nonce.
      */
     async receive(partnerId: string, body: Readable | undefined, check: FeedBodyCheck): Promise<ShardReceipt> {
-      const collector = new ShardCollector(stagingLine, BATCH);
+      const collector = new ShardCollector(stagingLine, (m) => prefixOf(partnerId, m), BATCH);
       if (body) await readBody(body, FEED_BODY_LIMIT, new FeedJsonReader(collector));
       const read = collector.result();
       if (Object.keys(read.nul).length > 0) throw validationFailed(read.nul);

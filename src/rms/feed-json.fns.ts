@@ -23,12 +23,15 @@ export class FeedJsonError extends Error {}
 
 /** What the reader hands out, in the body's order. */
 export interface FeedJsonSink {
-  /** A top-level member other than an array under `data`, parsed (a body that is no object: key null). */
-  member(key: string | null, value: unknown): void;
+  /**
+   * A top-level member other than an array under `data`, parsed (a body that is no object: key
+   * null). `escapedNul`: its text holds `\u0000`, so it may hold a NUL (JSON text cannot hold a raw one).
+   */
+  member(key: string | null, value: unknown, escapedNul: boolean): void;
   /** `data` holds an array: its elements follow (a second `data` starts again, as JSON.parse keeps the last). */
   dataStart(): void;
-  /** One element of `data`, parsed, with its index. */
-  record(value: unknown, index: number): void;
+  /** One element of `data`, parsed, with its index (`escapedNul` as for member). */
+  record(value: unknown, index: number, escapedNul: boolean): void;
 }
 
 /**
@@ -70,6 +73,8 @@ export class FeedJsonReader {
   private index = 0;
   private bom = 0;
   private bytes = 0;
+  /** Whether the text last parsed holds `\u0000`. */
+  private escapedNul = false;
 
   constructor(private readonly sink: FeedJsonSink) {}
 
@@ -136,7 +141,7 @@ export class FeedJsonReader {
           this.openValue();
           i = this.scan(chunk, i, n);
           if (i < n) {
-            this.sink.member(this.key, this.memberValue(chunk, start, i));
+            this.sink.member(this.key, this.memberValue(chunk, start, i), this.escapedNul);
             this.state = 'after-value';
             continue; // the terminator is read as after-value
           }
@@ -146,11 +151,11 @@ export class FeedJsonReader {
           i = this.scan(chunk, i, n);
           if (i === n) break;
           if (this.state === 'value') {
-            this.sink.member(this.key, this.memberValue(chunk, start, i));
+            this.sink.member(this.key, this.memberValue(chunk, start, i), this.escapedNul);
             this.state = 'after-value';
             continue;
           }
-          this.sink.record(this.parse(chunk, start, i), this.index++);
+          this.sink.record(this.parse(chunk, start, i), this.index++, this.escapedNul);
           const end = chunk[i]!;
           if (end === CLOSE_OBJECT) throw new FeedJsonError('unexpected } in an array');
           this.state = end === COMMA ? 'element' : 'after-value';
@@ -191,7 +196,7 @@ export class FeedJsonReader {
   /** The body has ended: throws FeedJsonError if it is not a whole JSON document. */
   end(): void {
     if (this.state === 'root') {
-      this.sink.member(null, this.parse(Buffer.alloc(0), 0, 0));
+      this.sink.member(null, this.parse(Buffer.alloc(0), 0, 0), this.escapedNul);
       this.state = 'done';
     }
     if (this.state !== 'done') throw new FeedJsonError(this.state === 'start' ? 'empty body' : 'the body ends before its JSON does');
@@ -255,6 +260,7 @@ export class FeedJsonReader {
 
   private parse(chunk: Buffer, start: number, end: number): unknown {
     const text = this.take(chunk, start, end);
+    this.escapedNul = text.includes('\\u0000');
     try {
       return parseJson(text);
     } catch (err) {

@@ -19,6 +19,7 @@ const records = (n: number) => Array.from({ length: n }, (_, i) => record(`v-${i
 describeEachStore('POST /v1/rms/availability-feed: the body read as a stream', (store) => {
   let app: TestApp;
   let key: string;
+  let partnerId: string;
   let n = 0;
   const nonce = () => `stream-${process.pid}-${++n}`;
   const post = (body: unknown, headers: Record<string, string> = {}) => app.http.post('/v1/rms/availability-feed', { token: key, body, headers });
@@ -29,7 +30,7 @@ describeEachStore('POST /v1/rms/availability-feed: the body read as a stream', (
 
   beforeAll(async () => {
     app = await startTestApp({ store });
-    key = (await rmsPartner(app)).apiKey;
+    ({ apiKey: key, partnerId } = await rmsPartner(app));
     // A snapshot to stay unchanged.
     expect((await post({ metadata: meta('first', 0, 1), data: records(3) })).body.status).toBe('complete');
   });
@@ -56,6 +57,13 @@ describeEachStore('POST /v1/rms/availability-feed: the body read as a stream', (
     const res = await post(text);
     expect(res.body).toEqual({ nonce: id, status: 'complete', receivedShards: 1, totalShards: 1 });
     expect(await status()).toMatchObject({ nonce: id, records: 3, venues: 3 });
+    // metadata twice, around data: the last one counts, as JSON.parse has it.
+    const first = nonce();
+    const last = nonce();
+    const twice = `{"metadata":${JSON.stringify(meta(first, 0, 1))},"data":${JSON.stringify(records(700))},"metadata":${JSON.stringify(meta(last, 0, 1))}}`;
+    expect((await post(twice)).body).toEqual({ nonce: last, status: 'complete', receivedShards: 1, totalShards: 1 });
+    expect(await status()).toMatchObject({ nonce: last, records: 700, venues: 50 });
+    expect(await app.service.app.services.feed.snapshotAvailability(partnerId, 'v-7', '2025-06-12', 8)).toMatchObject({ nonce: last });
   });
 
   it('a truncated body → 400 "not valid JSON" in the envelope; an earlier shard of its nonce stays, nothing of this one is staged', async () => {
@@ -112,12 +120,13 @@ describeEachStore('POST /v1/rms/availability-feed: the body read as a stream', (
     const id = nonce();
     const data: unknown[] = records(2000);
     data[1999] = { ...record('v\u0000x', 2), note: 'a\u0000' };
-    const res = await post({ metadata: meta(id, 0, 1), data, other: { 'k\u0000': 1 } });
+    const res = await post({ metadata: meta(id, 0, 1), data, other: { 'k\u0000': 1 }, 't\u0000': 2 });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual({
       'data[1999].venueId': ['must not contain a NUL character (U+0000)'],
       'data[1999].note': ['must not contain a NUL character (U+0000)'],
       'other.k\u0000': ['must not contain a NUL character (U+0000)'],
+      't\u0000': ['must not contain a NUL character (U+0000)'],
     });
     const proto = await post(`{"metadata":${JSON.stringify(meta(id, 0, 1))},"data":[{"venueId":"a","__proto__":{"x":1}}]}`);
     expect(proto.status).toBe(400);
