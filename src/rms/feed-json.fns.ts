@@ -16,6 +16,8 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 
+const BOM = [0xef, 0xbb, 0xbf];
+
 const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 
 /** The body is not JSON (or holds a key Fastify's parser refuses): a 400, as for any other route. */
@@ -72,6 +74,8 @@ export class FeedJsonReader {
   private key = '';
   private index = 0;
   private bom = 0;
+  /** Where, in the chunk being read, the value or key being read began. */
+  private start = 0;
   private bytes = 0;
   /** Whether the text last parsed holds `\u0000`. */
   private escapedNul = false;
@@ -84,113 +88,94 @@ export class FeedJsonReader {
     let i = 0;
     const n = chunk.length;
     // A leading UTF-8 byte order mark is skipped, as secure-json-parse does.
-    while (this.state === 'start' && this.bom < 3 && i < n && chunk[i] === [0xef, 0xbb, 0xbf][this.bom]) {
+    while (this.state === 'start' && this.bom < 3 && i < n && chunk[i] === BOM[this.bom]) {
       i++;
       this.bom++;
     }
-    let start = i;
-    while (i < n) {
-      const b = chunk[i]!;
-      switch (this.state) {
-        case 'start':
-          if (isSpace(b)) break;
-          if (b === OPEN_OBJECT) {
-            this.state = 'key-or-end';
-            break;
-          }
-          this.state = 'root';
-          start = i;
-          break;
-        case 'root':
-          i = n - 1;
-          break;
-        case 'key-or-end':
-        case 'key':
-          if (isSpace(b)) break;
-          if (b === QUOTE) {
-            this.state = 'in-key';
-            this.escaped = false;
-            start = i;
-          } else if (b === CLOSE_OBJECT && this.state === 'key-or-end') this.state = 'done';
-          else throw new FeedJsonError('expected a key');
-          break;
-        case 'in-key':
-          if (this.escaped) this.escaped = false;
-          else if (b === BACKSLASH) this.escaped = true;
-          else if (b === QUOTE) {
-            this.key = parseJson(this.take(chunk, start, i + 1)) as string;
-            if (this.key === '__proto__') throw new FeedJsonError('forbidden prototype property');
-            this.state = 'colon';
-          }
-          break;
-        case 'colon':
-          if (isSpace(b)) break;
-          if (b !== COLON) throw new FeedJsonError('expected a colon');
-          this.state = 'value-start';
-          break;
-        case 'value-start':
-          if (isSpace(b)) break;
-          if (this.key === 'data' && b === OPEN_ARRAY) {
-            this.state = 'element-or-end';
-            this.index = 0;
-            this.sink.dataStart();
-            break;
-          }
-          this.state = 'value';
-          start = i;
-          this.openValue();
-          i = this.scan(chunk, i, n);
-          if (i < n) {
-            this.sink.member(this.key, this.memberValue(chunk, start, i), this.escapedNul);
-            this.state = 'after-value';
-            continue; // the terminator is read as after-value
-          }
-          break;
-        case 'value':
-        case 'element': {
-          i = this.scan(chunk, i, n);
-          if (i === n) break;
-          if (this.state === 'value') {
-            this.sink.member(this.key, this.memberValue(chunk, start, i), this.escapedNul);
-            this.state = 'after-value';
-            continue;
-          }
-          this.sink.record(this.parse(chunk, start, i), this.index++, this.escapedNul);
-          const end = chunk[i]!;
-          if (end === CLOSE_OBJECT) throw new FeedJsonError('unexpected } in an array');
-          this.state = end === COMMA ? 'element' : 'after-value';
-          if (end === COMMA) {
-            start = i + 1;
-            this.openValue();
-          }
-          break;
-        }
-        case 'element-or-end':
-          if (isSpace(b)) break;
-          if (b === CLOSE_ARRAY) {
-            this.state = 'after-value';
-            break;
-          }
-          this.state = 'element';
-          start = i;
-          this.openValue();
-          continue;
-        case 'after-value':
-          if (isSpace(b)) break;
-          if (b === COMMA) this.state = 'key';
-          else if (b === CLOSE_OBJECT) this.state = 'done';
-          else throw new FeedJsonError('expected , or }');
-          break;
-        case 'done':
-          if (!isSpace(b)) throw new FeedJsonError('unexpected text after the body');
-          break;
-      }
-      i++;
-    }
+    this.start = i;
+    while (i < n) i = this.inValue() ? this.valueBytes(chunk, i, n) : this.structural(chunk, i);
     // A value still open keeps what it has so far (copied: the chunk is not ours to keep).
-    if (this.state === 'in-key' || this.state === 'value' || this.state === 'element' || this.state === 'root') {
-      if (start < n) this.parts.push(Buffer.from(chunk.subarray(start, n)));
+    if ((this.inValue() || this.state === 'in-key') && this.start < n) this.parts.push(Buffer.from(chunk.subarray(this.start, n)));
+  }
+
+  private inValue(): boolean {
+    return this.state === 'value' || this.state === 'element' || this.state === 'root';
+  }
+
+  /** One byte outside a value; the index of the next one to read. */
+  private structural(chunk: Buffer, i: number): number {
+    const b = chunk[i]!;
+    if (this.state === 'in-key') {
+      if (this.escaped) this.escaped = false;
+      else if (b === BACKSLASH) this.escaped = true;
+      else if (b === QUOTE) {
+        this.key = parseJson(this.take(chunk, this.start, i + 1)) as string;
+        if (this.key === '__proto__') throw new FeedJsonError('forbidden prototype property');
+        this.state = 'colon';
+      }
+      return i + 1;
     }
+    if (isSpace(b)) return i + 1;
+    switch (this.state) {
+      case 'start':
+        this.state = b === OPEN_OBJECT ? 'key-or-end' : 'root';
+        this.start = i;
+        return b === OPEN_OBJECT ? i + 1 : i;
+      case 'key-or-end':
+      case 'key':
+        if (b === QUOTE) {
+          this.state = 'in-key';
+          this.escaped = false;
+          this.start = i;
+        } else if (b === CLOSE_OBJECT && this.state === 'key-or-end') this.state = 'done';
+        else throw new FeedJsonError('expected a key');
+        return i + 1;
+      case 'colon':
+        if (b !== COLON) throw new FeedJsonError('expected a colon');
+        this.state = 'value-start';
+        return i + 1;
+      case 'value-start':
+        if (this.key === 'data' && b === OPEN_ARRAY) {
+          this.state = 'element-or-end';
+          this.index = 0;
+          this.sink.dataStart();
+          return i + 1;
+        }
+        this.openValue('value', i);
+        return i;
+      case 'element-or-end':
+        if (b === CLOSE_ARRAY) {
+          this.state = 'after-value';
+          return i + 1;
+        }
+        this.openValue('element', i);
+        return i;
+      case 'after-value':
+        if (b === COMMA) this.state = 'key';
+        else if (b === CLOSE_OBJECT) this.state = 'done';
+        else throw new FeedJsonError('expected , or }');
+        return i + 1;
+      default:
+        throw new FeedJsonError('unexpected text after the body');
+    }
+  }
+
+  /** Bytes of a value from i: the index of the next byte to read (n when the value goes on in the next chunk). */
+  private valueBytes(chunk: Buffer, i: number, n: number): number {
+    if (this.state === 'root') return n;
+    i = this.scan(chunk, i, n);
+    if (i === n) return n;
+    if (this.state === 'value') {
+      this.sink.member(this.key, this.memberValue(chunk, this.start, i), this.escapedNul);
+      this.state = 'after-value';
+      return i; // its terminator is read as after-value
+    }
+    this.sink.record(this.parse(chunk, this.start, i), this.index++, this.escapedNul);
+    const end = chunk[i]!;
+    if (end === CLOSE_OBJECT) throw new FeedJsonError('unexpected } in an array');
+    if (end === COMMA) this.openValue('element', i + 1);
+    else this.state = 'after-value';
+    return i + 1;
   }
 
   /** The body has ended: throws FeedJsonError if it is not a whole JSON document. */
@@ -207,7 +192,9 @@ export class FeedJsonReader {
     return this.bytes === 0;
   }
 
-  private openValue(): void {
+  private openValue(state: 'value' | 'element', at: number): void {
+    this.state = state;
+    this.start = at;
     this.depth = 0;
     this.inString = false;
     this.escaped = false;
