@@ -68,15 +68,26 @@ export async function dropNonce(tx: Executor, partnerId: string, nonce: string):
   await sql`DELETE FROM rms_feed_shards WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(tx);
 }
 
-/** Replaces the partner's availability with the nonce's records; returns the snapshot's counts. */
-export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: string, feedDate: Date | null, firstReceivedAt: Date, now: Date): Promise<{ records: number; venues: number }> {
-  await sql`DELETE FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
-  await sql`INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
-    SELECT partner_id, rms_venue_id, date, party_size, area_id, duration, slots FROM rms_feed_staging
+/**
+ * Replaces the partner's availability with the nonce's records; returns the snapshot's counts, or
+ * null when fewer records are staged than its shards recorded (the UNLOGGED staging table was
+ * emptied by a crash or a failover, migration 026): the caller must roll back, nothing replaced.
+ * The counts come from the INSERT's own rows (grouped per venue: a hash of a few hundred venues, not
+ * a sort of every record) rather than a second scan of the table just written.
+ */
+export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: string, feedDate: Date | null, firstReceivedAt: Date, now: Date): Promise<{ records: number; venues: number } | null> {
+  const { rows: shards } = await sql<{ records: number }>`SELECT coalesce(sum(records), 0)::int AS records FROM rms_feed_shards
     WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(tx);
-  const { rows } = await sql<{ records: number; venues: number }>`SELECT count(*)::int AS records, count(DISTINCT rms_venue_id)::int AS venues
-    FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
+  await sql`DELETE FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
+  const { rows } = await sql<{ records: number; venues: number }>`WITH inserted AS (
+      INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
+      SELECT partner_id, rms_venue_id, date, party_size, area_id, duration, slots FROM rms_feed_staging
+      WHERE partner_id = ${partnerId} AND nonce = ${nonce}
+      RETURNING rms_venue_id)
+    SELECT coalesce(sum(n), 0)::int AS records, count(*)::int AS venues
+    FROM (SELECT rms_venue_id, count(*) AS n FROM inserted GROUP BY rms_venue_id) per_venue`.execute(tx);
   const { records, venues } = rows[0]!;
+  if (records !== shards[0]!.records) return null;
   await sql`INSERT INTO rms_feed_snapshots (partner_id, nonce, feed_date, records, venues, completed_at, first_received_at)
     VALUES (${partnerId}, ${nonce}, ${feedDate}, ${records}, ${venues}, ${now}, ${firstReceivedAt})
     ON CONFLICT (partner_id) DO UPDATE SET nonce = excluded.nonce, feed_date = excluded.feed_date, records = excluded.records,

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
-import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
+import { AppError, conflict, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { ShardCollector, type ReadShard } from './availability-feed-shard.fns.ts';
 import { isOlderFeed } from './availability-feed.fns.ts';
 import {
@@ -75,7 +75,12 @@ export type FeedBodyCheck = (skeleton: unknown, records: number) => FieldProblem
 type Stored =
   | { status: 'received' | 'duplicate' | 'superseded'; received: number }
   | { status: 'complete'; received: number; counts: { records: number; venues: number } | null }
-  | { status: 'mismatch'; was: number };
+  | { status: 'mismatch'; was: number }
+  /** Fewer records staged than the nonce's shards recorded (a crash emptied the staging table): nothing replaced. */
+  | { status: 'lost' };
+
+/** Thrown inside the last shard's transaction so that it rolls back whole (replaceSnapshot found records lost). */
+class StagedRecordsLost extends Error {}
 
 interface ShardReceipt {
   nonce: string;
@@ -178,6 +183,9 @@ export function createFeedService(deps: FeedDeps) {
       const received = seen.length + 1;
       if (received < shard.total) return { status: 'received', received };
       return complete(tx, partnerId, shard, received, snapshot, now);
+    }).catch((err: unknown) => {
+      if (err instanceof StagedRecordsLost) return { status: 'lost' } as const;
+      throw err;
     });
   }
 
@@ -195,6 +203,7 @@ export function createFeedService(deps: FeedDeps) {
       return { status: 'superseded', received };
     }
     const counts = await replaceSnapshot(tx, partnerId, shard.nonce, shard.feedDate, firstReceivedAt, now);
+    if (!counts) throw new StagedRecordsLost();
     const data = { nonce: shard.nonce, date: shard.feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
     await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: shard.nonce, data }, now);
     for (const listener of listeners) await listener(tx, { partnerId, nonce: shard.nonce, at: now });
@@ -231,6 +240,10 @@ export function createFeedService(deps: FeedDeps) {
       if (stored.status === 'mismatch') {
         await forget(partnerId, nonce);
         throw validationFailed({ 'metadata.total_shards': [`must be the same for every shard of a nonce (an earlier shard said ${stored.was})`] }, `Nothing of nonce ${nonce} is kept: send every shard again.`);
+      }
+      if (stored.status === 'lost') {
+        await forget(partnerId, nonce);
+        throw conflict(`Records of nonce ${nonce}'s earlier shards were lost by the service (a restart); the snapshot is unchanged and nothing of nonce ${nonce} is kept: send every shard again.`, { nonce });
       }
       if (stored.status === 'complete' && stored.counts) log.info({ partnerId, nonce, ...stored.counts }, 'availability feed processed');
       return { nonce, status: stored.status, receivedShards: stored.received, totalShards: total };
