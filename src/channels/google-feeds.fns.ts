@@ -121,7 +121,7 @@ function addSorted(sorted: number[], n: number): boolean {
  * in availabilityOf's order, and one function serves one venue of one feed.
  */
 export function recordTexts(venue: FeedVenue, fromSec: number, toSec: number): (record: VenueRecord, out: string[]) => void {
-  const head = `{"merchant_id":${JSON.stringify(venue.id)},"service_id":${JSON.stringify(SERVICE_ID)},"start_sec":`;
+  const head = recordHead(venue.id);
   const maxSize = partySizesOf(venue);
   // Per party size, the slot times written (availabilityOf's `${start}|${size}` keys), as seconds
   // from `fromSec` in a sorted array: small integers, 4 bytes each, appended as a venue's slots come
@@ -138,6 +138,73 @@ export function recordTexts(venue: FeedVenue, fromSec: number, toSec: number): (
       const total = Math.max(0, s.totalSpots);
       out.push(`${head}${jsonNumber(s.startSec)}${duration}${jsonNumber(total)},"spots_open":${jsonNumber(Math.min(Math.max(0, s.openSpots), total))}${tail}`);
     }
+  };
+}
+
+/** The text of a Google availability record up to its start time (recordTexts writes records so). */
+export const recordHead = (venueId: string) => `{"merchant_id":${JSON.stringify(venueId)},"service_id":${JSON.stringify(SERVICE_ID)},"start_sec":`;
+
+/** How every record text of the feeds begins when records are written one after the other, each after a comma. */
+const RECORD_START = Buffer.from(',{"merchant_id":');
+
+/**
+ * Where the `n`th record (from 0) of `bytes[from, to)` begins: records as snapshotVenuePage writes
+ * them, each after a comma (RECORD_START, which no record holds inside: its fields are the
+ * merchant id, a uuid, and numbers); `to` when there are n records or fewer.
+ */
+export function nthRecordAt(bytes: Buffer, from: number, to: number, n: number): number {
+  let at = from;
+  for (let i = 0; i < n && at !== -1 && at < to; i++) at = bytes.indexOf(RECORD_START, at + 1);
+  return at === -1 || at > to ? to : at;
+}
+
+/**
+ * availabilityOf's rule that a slot time is kept once (the first) per party size, on one venue's
+ * records as PostgreSQL wrote them (snapshotVenueBatches: lines of a party size, a tab and the
+ * snapshot record's slots in the window as recordTexts' texts, each after a comma), given in
+ * availabilityOf's order. It rewrites a batch's bytes in place as its kept records one after the
+ * other (each after its comma) and returns their length and number. The start times are read from
+ * the bytes, with no string or object made per record; a record is dropped only when a snapshot
+ * record repeats a slot time (rare). One function serves one venue of one feed.
+ */
+export function keptRecords(venue: FeedVenue, fromSec: number): (lines: Buffer) => { length: number; count: number } {
+  const marker = Buffer.from(`,${recordHead(venue.id)}`);
+  // As recordTexts: per party size the start times written, as seconds from fromSec, sorted.
+  const seen = new Map<number, number[]>();
+  return (lines) => {
+    let out = 0;
+    let count = 0;
+    for (let at = 0; at < lines.length;) {
+      const tab = lines.indexOf(9, at);
+      let eol = lines.indexOf(10, tab);
+      if (eol === -1) eol = lines.length;
+      let partySize = 0;
+      for (let i = at; i < tab; i++) partySize = partySize * 10 + lines[i]! - 48;
+      let starts = seen.get(partySize);
+      if (!starts) seen.set(partySize, (starts = []));
+      // A run of kept records not yet moved to `out`: moved whole when a record is dropped or the line ends.
+      let run = tab + 1;
+      for (let rec = tab + 1; rec < eol;) {
+        const from = rec + marker.length;
+        if (lines.compare(marker, 0, marker.length, rec, from) !== 0) throw new Error(`not a record of venue ${venue.id}`);
+        let i = from;
+        let start = 0;
+        for (let c = lines[i]!; c >= 48 && c <= 57; c = lines[++i]!) start = start * 10 + c - 48;
+        // Not a plain whole number (a sign, a fraction): read as JSON would.
+        if (lines[i] !== 44) start = Number(lines.toString('latin1', from, lines.indexOf(44, from)));
+        let next = lines.indexOf(marker, i);
+        if (next === -1 || next > eol) next = eol;
+        if (addSorted(starts, start - fromSec)) count++;
+        else {
+          out += lines.copy(lines, out, run, rec);
+          run = next;
+        }
+        rec = next;
+      }
+      out += lines.copy(lines, out, run, eol);
+      at = eol + 1;
+    }
+    return { length: out, count };
   };
 }
 

@@ -8,7 +8,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { prepareRecurringStatements } from './auto-prepare.ts';
 import { SearchPathPostgresDialect } from './dialect.ts';
 
@@ -213,6 +213,27 @@ export async function transactionWithCopy<T>(db: Db, fn: (tx: Transaction<DB>, c
   } finally {
     await single.destroy();
     // A connection whose COPY or COMMIT failed midway is not reused.
+    client.release(failure);
+  }
+}
+
+/**
+ * Runs `COPY (…) TO STDOUT` on a pool client of its own (PostgreSQL only) and hands each chunk of
+ * its output to `take` as it comes: the rows reach the caller as bytes, never as JavaScript strings
+ * (the Google feeds: bench/bulk.ts). `take` must copy what it keeps; the chunk is the socket's.
+ */
+export async function copyOut(db: Db, statement: string, take: (chunk: Buffer) => void): Promise<void> {
+  if (db.kind !== 'postgres') throw new Error('COPY TO STDOUT needs PostgreSQL');
+  const client = await db.pool.connect();
+  let failure: Error | undefined;
+  try {
+    const stream = client.query(copyTo(statement));
+    for await (const chunk of stream) take(chunk as Buffer);
+  } catch (err) {
+    failure = err as Error;
+    throw err;
+  } finally {
+    // A connection whose COPY failed midway is not reused.
     client.release(failure);
   }
 }

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import { transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
+import { copyOut, transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenuePage, snapshotVenueRows, stageRecords,
-  type SnapshotPageKey, type SnapshotPageRow, type SnapshotRow,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenueCopy, snapshotVenuePage, snapshotVenueRows, stageRecords,
+  type SnapshotPageKey, type SnapshotRow, type SnapshotText,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
@@ -221,21 +221,55 @@ export function createFeedService(deps: FeedDeps) {
 
     /**
      * One RMS venue's snapshot records (area-less) between two venue-local dates, as snapshotVenue
-     * lists them, read `rows` at a time (one statement each) for the channels' feeds (DESIGN 8.8e:
-     * they stream, and a venue's whole snapshot is never in memory). Each batch carries the nonce of
-     * the snapshot it was read from, also when it has no record (an empty venue), so the reader can
-     * tell a snapshot replaced between batches; nothing when the partner has no complete snapshot.
+     * lists them, for the channels' feeds (DESIGN 8.8e: they stream), each as the text `read.as`
+     * says (snapshotVenuePage), in batches of `read.rows` lines `<party size><TAB><text>\n` as
+     * bytes. Each batch carries the nonce of the snapshot it was read from, also when it has no
+     * record (an empty venue), so the reader can tell a snapshot replaced between batches; nothing
+     * when the partner has no complete snapshot. A batch's bytes are the reader's until it asks
+     * for the next (it may rewrite them in place), then reused.
+     *
+     * On PostgreSQL a venue is one COPY TO STDOUT (one snapshot), its bytes copied into
+     * `read.scratch` (grown as needed, kept for the next venue) and the connection given back at
+     * once: rows read by `pg` become JavaScript strings, and strings read while writes were awaited
+     * survived V8's scavenges, were moved to its old generation and collected late: most of the
+     * feeds' RSS (bench/bulk.ts). PGlite (and a head COPY would escape) reads pages of `read.rows`
+     * records, one statement each.
      */
-    async *snapshotVenueBatches(partnerId: string, rmsVenueId: string, from: string, to: string, rows: number): AsyncGenerator<{ nonce: string; records: Array<SnapshotPageRow & { date: string }> }> {
+    async *snapshotVenueBatches(
+      partnerId: string, rmsVenueId: string, from: string, to: string, read: { rows: number; as: SnapshotText; scratch?: { bytes: Buffer } },
+    ): AsyncGenerator<{ nonce: string; lines: Buffer }> {
+      if (db.kind === 'postgres' && !/[\\\t\n\r]/.test(read.as.head)) {
+        const scratch = read.scratch ?? { bytes: Buffer.alloc(0) };
+        let length = 0;
+        await copyOut(db, snapshotVenueCopy(partnerId, rmsVenueId, from, to, read.as), (chunk) => {
+          if (length + chunk.length > scratch.bytes.length) {
+            const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.bytes.length, length + chunk.length, 1 << 20));
+            scratch.bytes.copy(bigger, 0, 0, length);
+            scratch.bytes = bigger;
+          }
+          length += chunk.copy(scratch.bytes, length);
+        });
+        if (length === 0) return;
+        const bytes = scratch.bytes;
+        let at = bytes.indexOf(10) + 1;
+        const nonce = Buffer.from(bytes.toString('latin1', 2, at - 1), 'hex').toString('utf8');
+        do {
+          let end = at;
+          for (let i = 0; i < read.rows && end < length; i++) end = bytes.indexOf(10, end) + 1;
+          yield { nonce, lines: bytes.subarray(at, end) };
+          at = end;
+        } while (at < length);
+        return;
+      }
       let after: SnapshotPageKey | null = null;
       for (;;) {
-        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, rows);
+        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, read.rows, read.as);
         if (page.length === 0) return;
-        const records = page[0]!.date === null ? [] : (page as Array<SnapshotPageRow & { date: string }>);
-        yield { nonce: page[0]!.nonce, records };
-        if (page.length < rows) return;
         const last = page[page.length - 1]!;
-        after = { date: last.date!, partySize: last.partySize, row: last.row };
+        const lines = page.filter((r) => r.text !== null).map((r) => `${r.partySize}\t${r.text}\n`).join('');
+        yield { nonce: page[0]!.nonce, lines: Buffer.from(lines) };
+        if (page.length < read.rows || last.date === null) return;
+        after = { date: last.date, partySize: last.partySize, row: last.row };
       }
     },
 
