@@ -148,9 +148,9 @@ export const recordHead = (venueId: string) => `{"merchant_id":${JSON.stringify(
 const RECORD_START = Buffer.from(',{"merchant_id":');
 
 /**
- * Where the `n`th record (from 0) of `bytes[from, to)` begins: records as snapshotVenuePage writes
- * them, each after a comma (RECORD_START, which no record holds inside: its fields are the
- * merchant id, a uuid, and numbers); `to` when there are n records or fewer.
+ * Where the `n`th record (from 0) of `bytes[from, to)` begins: records as availabilityBytes writes
+ * them, each after a comma (RECORD_START, which no record holds inside: its fields are the merchant
+ * id, a uuid, and numbers); `to` when there are n records or fewer.
  */
 export function nthRecordAt(bytes: Buffer, from: number, to: number, n: number): number {
   let at = from;
@@ -158,53 +158,100 @@ export function nthRecordAt(bytes: Buffer, from: number, to: number, n: number):
   return at === -1 || at > to ? to : at;
 }
 
+/** Bytes laid out in one buffer, reused (grown as needed): a batch of records before it is written. */
+export class OutBytes {
+  bytes = Buffer.allocUnsafe(1 << 16);
+  length = 0;
+
+  /** Room for `n` more bytes. */
+  reserve(n: number): Buffer {
+    if (this.length + n > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.length + n));
+      this.bytes.copy(bigger, 0, 0, this.length);
+      this.bytes = bigger;
+    }
+    return this.bytes;
+  }
+}
+
+const bytesOf = (text: string) => Buffer.from(text, 'latin1');
+const DURATION = bytesOf(',"duration_sec":');
+const TOTAL = bytesOf(',"spots_total":');
+const OPEN = bytesOf(',"spots_open":');
+const PARTY = bytesOf(',"resources":{"party_size":');
+const END = bytesOf('}}');
+
 /**
- * availabilityOf's rule that a slot time is kept once (the first) per party size, on one venue's
- * records as PostgreSQL wrote them (snapshotVenueBatches: lines of a party size, a tab and the
- * snapshot record's slots in the window as recordTexts' texts, each after a comma), given in
- * availabilityOf's order. It rewrites a batch's bytes in place as its kept records one after the
- * other (each after its comma) and returns their length and number. The start times are read from
- * the bytes, with no string or object made per record; a record is dropped only when a snapshot
- * record repeats a slot time (rare). One function serves one venue of one feed.
+ * availabilityOf's records of one venue as their JSON text (exactly recordTexts' text: a test holds
+ * them equal), written as bytes into `out`, each after a comma, from the slots PostgreSQL read for
+ * them (snapshotVenueBatches: lines `<party size><TAB><duration><TAB><start>,<total>,<open>,…`,
+ * the slots in the window, spots already at least 0 and open at most total); returns how many.
+ * No string or object is made per record: the snapshot's numbers are copied as PostgreSQL wrote
+ * them (whole numbers; anything else is written as JSON.stringify would). It keeps availabilityOf's
+ * state (a slot time is kept once per party size, the first), so it is given the venue's lines in
+ * availabilityOf's order, and one function serves one venue of one feed.
  */
-export function keptRecords(venue: FeedVenue, fromSec: number): (lines: Buffer) => { length: number; count: number } {
-  const marker = Buffer.from(`,${recordHead(venue.id)}`);
+export function availabilityBytes(venue: FeedVenue, fromSec: number): (lines: Buffer, out: OutBytes) => number {
+  const head = Buffer.from(`,${recordHead(venue.id)}`);
   // As recordTexts: per party size the start times written, as seconds from fromSec, sorted.
   const seen = new Map<number, number[]>();
-  return (lines) => {
-    let out = 0;
+  return (lines, out) => {
     let count = 0;
+    let o = out.length;
+    let b: Buffer = out.bytes;
+    // Copies bytes[from, to) to out; a JavaScript loop: the pieces are a few bytes each.
+    const put = (src: Uint8Array, from: number, to: number) => {
+      for (let i = from; i < to; i++) b[o++] = src[i]!;
+    };
+    // A number of the line at [from, to): its digits as they are, or as JSON.stringify writes it.
+    const num = (from: number, to: number) => {
+      let plain = to - from <= 15;
+      for (let i = from; plain && i < to; i++) plain = lines[i]! >= 48 && lines[i]! <= 57;
+      if (plain) return put(lines, from, to);
+      const text = bytesOf(JSON.stringify(Number(lines.toString('latin1', from, to))));
+      put(text, 0, text.length);
+    };
     for (let at = 0; at < lines.length;) {
-      const tab = lines.indexOf(9, at);
-      let eol = lines.indexOf(10, tab);
+      const tab1 = lines.indexOf(9, at);
+      const tab2 = lines.indexOf(9, tab1 + 1);
+      let eol = lines.indexOf(10, tab2);
       if (eol === -1) eol = lines.length;
       let partySize = 0;
-      for (let i = at; i < tab; i++) partySize = partySize * 10 + lines[i]! - 48;
+      for (let i = at; i < tab1; i++) partySize = partySize * 10 + lines[i]! - 48;
       let starts = seen.get(partySize);
       if (!starts) seen.set(partySize, (starts = []));
-      // A run of kept records not yet moved to `out`: moved whole when a record is dropped or the line ends.
-      let run = tab + 1;
-      for (let rec = tab + 1; rec < eol;) {
-        const from = rec + marker.length;
-        if (lines.compare(marker, 0, marker.length, rec, from) !== 0) throw new Error(`not a record of venue ${venue.id}`);
-        let i = from;
+      for (let i = tab2 + 1; i < eol;) {
+        const c1 = lines.indexOf(44, i);
+        const c2 = lines.indexOf(44, c1 + 1);
+        let c3 = lines.indexOf(44, c2 + 1);
+        if (c3 === -1 || c3 > eol) c3 = eol;
         let start = 0;
-        for (let c = lines[i]!; c >= 48 && c <= 57; c = lines[++i]!) start = start * 10 + c - 48;
-        // Not a plain whole number (a sign, a fraction): read as JSON would.
-        if (lines[i] !== 44) start = Number(lines.toString('latin1', from, lines.indexOf(44, from)));
-        let next = lines.indexOf(marker, i);
-        if (next === -1 || next > eol) next = eol;
-        if (addSorted(starts, start - fromSec)) count++;
-        else {
-          out += lines.copy(lines, out, run, rec);
-          run = next;
+        let k = i;
+        for (let c = lines[k]!; k < c1 && c >= 48 && c <= 57; c = lines[++k]!) start = start * 10 + c - 48;
+        if (k < c1 || c1 - i > 15) start = Number(lines.toString('latin1', i, c1));
+        if (addSorted(starts, start - fromSec)) {
+          // Enough room for this record: its fixed parts and numbers, and a number rewritten at length.
+          b = out.reserve(head.length + 256 + 3 * (c3 - i) + (tab2 - at));
+          o = out.length;
+          put(head, 0, head.length);
+          num(i, c1);
+          put(DURATION, 0, DURATION.length);
+          num(tab1 + 1, tab2);
+          put(TOTAL, 0, TOTAL.length);
+          num(c1 + 1, c2);
+          put(OPEN, 0, OPEN.length);
+          num(c2 + 1, c3);
+          put(PARTY, 0, PARTY.length);
+          num(at, tab1);
+          put(END, 0, END.length);
+          out.length = o;
+          count++;
         }
-        rec = next;
+        i = c3 + 1;
       }
-      out += lines.copy(lines, out, run, eol);
       at = eol + 1;
     }
-    return { length: out, count };
+    return count;
   };
 }
 

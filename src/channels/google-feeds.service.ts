@@ -12,8 +12,8 @@ import { findChannel, type ChannelIdentity } from './access.repository.ts';
 import { appendFile, producedStream, writeAll } from './google-feeds.bytes.ts';
 import { allLinkedVenues, type FeedVenueRow } from './channel-api.repository.ts';
 import {
-  availabilityFrame, catalogueFiles, DEFAULT_DURATION_SEC, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, keptRecords, nthRecordAt, partySizesOf,
-  recordHead, shardName, type FeedKind,
+  availabilityBytes, availabilityFrame, catalogueFiles, DEFAULT_DURATION_SEC, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, nthRecordAt, OutBytes,
+  partySizesOf, shardName, type FeedKind,
 } from './google-feeds.fns.ts';
 
 // Google's feeds for a google-v3 channel (DESIGN 8.4c), built from the complete RMS snapshots
@@ -53,8 +53,8 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
 
   /**
    * The feed's records as JSON text, in feed order, a batch of snapshot rows at a time: `take` is
-   * given each batch's kept records as bytes (`bytes[0, length)`, every record after a comma) and
-   * how many; the bytes are reused once what it returns is done. `oneSnapshot` (the export): every
+   * given each batch's records as bytes (`bytes[0, length)`, every record after a comma) and how
+   * many; the bytes are reused once what it returns is done. `oneSnapshot` (the export): every
    * venue of a partner from the same snapshot; else each venue from one (the HTTP feed, as when a
    * venue was read in one statement). A replace in between: 409, or for the HTTP feed a stream
    * ended in error, which its reader sees as a cut-off document.
@@ -65,18 +65,20 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
     const { from, to } = horizonOf(now);
     const nonces = new Map<string, string>();
     const scratch = { bytes: Buffer.alloc(0) };
+    const out = new OutBytes();
     for (const v of venues) {
       const rms = rmsOf(v);
       if (!rms) continue;
       const dates = datesOf(v, now);
-      const keep = keptRecords(v, from);
-      const as = { head: recordHead(v.id), fromSec: from, toSec: to, maxPartySize: partySizesOf(v), defaultDuration: DEFAULT_DURATION_SEC };
+      const write = availabilityBytes(v, from);
+      const window = { fromSec: from, toSec: to, maxPartySize: partySizesOf(v), defaultDuration: DEFAULT_DURATION_SEC };
       const key = oneSnapshot ? rms.partnerId : v.id;
-      for await (const batch of feed.snapshotVenueBatches(rms.partnerId, rms.rmsVenueId, dates.from, dates.to, { rows: ROWS_PER_READ, as, scratch })) {
+      for await (const batch of feed.snapshotVenueBatches(rms.partnerId, rms.rmsVenueId, dates.from, dates.to, { rows: ROWS_PER_READ, window, scratch })) {
         if ((nonces.get(key) ?? batch.nonce) !== batch.nonce) throw conflict('An RMS availability snapshot was replaced while the feed was read; run it again.');
         nonces.set(key, batch.nonce);
-        const { length, count } = keep(batch.lines);
-        if (count > 0) await take(batch.lines, length, count);
+        out.length = 0;
+        const count = write(batch.lines, out);
+        if (count > 0) await take(out.bytes, out.length, count);
       }
     }
   }

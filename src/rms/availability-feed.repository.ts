@@ -146,42 +146,47 @@ export interface SnapshotPageRow {
   date: string | null;
   partySize: number;
   row: string;
-  /** The row's slots as the caller's records (SnapshotText), each with a comma before it; null when none is in the window. */
-  text: string | null;
+  /** The record's duration, or the window's default. */
+  duration: number;
+  /** The record's slots in the window (SnapshotWindow) as `<start>,<total>,<open>,…`; null when none is. */
+  slots: string | null;
 }
 
 /**
- * How snapshotVenuePage writes a record's slots as text: Google's availability record
- * (channels/google-feeds.fns.ts recordTexts, byte for byte: a test holds them equal), `head`
- * being its text up to the start time. Only slots starting in [fromSec, toSec) and records of
- * party sizes 1..maxPartySize; spots below 0 are 0, open spots at most the total.
+ * Which slots of a venue's snapshot the channels' feeds read: records of party sizes
+ * 1..maxPartySize, slots starting in [fromSec, toSec), a record without a duration given
+ * `defaultDuration`; spots below 0 read as 0 and open spots as at most the total (Google's rules,
+ * channels/google-feeds.fns.ts availabilityOf).
  */
-export interface SnapshotText { head: string; fromSec: number; toSec: number; maxPartySize: number; defaultDuration: number }
+export interface SnapshotWindow { fromSec: number; toSec: number; maxPartySize: number; defaultDuration: number }
+
+/** A record's slots in the window as numbers separated by commas, each slot's start, total and open spots (SQL, of `a`, a row of rms_availability). */
+function slotsText(w: SnapshotWindow) {
+  for (const n of [w.fromSec, w.toSec, w.maxPartySize, w.defaultDuration]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+  // Only whole numbers are put in the text: COPY takes no parameters.
+  return `(SELECT string_agg(x.st || ',' || greatest(x.tot, 0) || ',' || least(greatest(x.op, 0), greatest(x.tot, 0)), ',' ORDER BY x.ord)
+    FROM ROWS FROM (jsonb_to_recordset(a.slots) AS ("startSec" numeric, "totalSpots" numeric, "openSpots" numeric)) WITH ORDINALITY x(st, tot, op, ord)
+    WHERE x.st >= ${w.fromSec} AND x.st < ${w.toSec})`;
+}
 
 /**
  * At most `limit` area-less records of one RMS venue's snapshot between two venue-local dates after
  * `after` (null: from the first), in the order snapshotVenueRows reads them, each with the
  * snapshot's nonce, in one statement (so a batch is never half one snapshot and half the next; see
- * snapshotRecord). No row: the partner has no complete snapshot; one row with a null date: no
- * record after `after`. The row's physical id (ctid) orders records of the same date and party size
- * (nothing makes them unique), so a keyset read neither skips nor repeats one: rows are only ever
- * inserted and deleted (replaceSnapshot), never updated, and a replace changes the nonce.
- *
- * PostgreSQL writes each record's slots as the feed's text (`SnapshotText`): sent as jsonb, parsed by
- * `pg` into objects and written again as text in the process, they were most of the feed's garbage
- * in V8's heap, and its peak RSS (bench/bulk.ts); jsonb's own output costs PostgreSQL more than this.
+ * snapshotRecord), with their slots in the window `w` as text (no jsonb parsed by `pg` into objects).
+ * No row: the partner has no complete snapshot; one row with a null date: no record after `after`.
+ * The row's physical id (ctid) orders records of the same date and party size (nothing makes them
+ * unique), so a keyset read neither skips nor repeats one: rows are only ever inserted and deleted
+ * (replaceSnapshot), never updated, and a replace changes the nonce.
  */
 export async function snapshotVenuePage(
-  ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, after: SnapshotPageKey | null, limit: number, as: SnapshotText,
+  ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, after: SnapshotPageKey | null, limit: number, w: SnapshotWindow,
 ): Promise<SnapshotPageRow[]> {
   const key = after ?? { date: from, partySize: -2_147_483_648, row: '(0,0)' };
   const { rows } = await sql<SnapshotPageRow>`SELECT s.nonce, to_char(a.date, 'YYYY-MM-DD') AS date, a.party_size AS "partySize", a.ctid::text AS row,
-      (SELECT string_agg(${`,${as.head}`} || x.st || ',"duration_sec":' || coalesce(a.duration, ${as.defaultDuration}::int) || ',"spots_total":' || greatest(x.tot, 0)
-          || ',"spots_open":' || least(greatest(x.op, 0), greatest(x.tot, 0)) || ',"resources":{"party_size":' || a.party_size || '}}', '' ORDER BY x.ord)
-        FROM ROWS FROM (jsonb_to_recordset(a.slots) AS ("startSec" numeric, "totalSpots" numeric, "openSpots" numeric)) WITH ORDINALITY x(st, tot, op, ord)
-        WHERE x.st >= ${as.fromSec}::numeric AND x.st < ${as.toSec}::numeric) AS text
+      coalesce(a.duration, ${sql.raw(String(w.defaultDuration))}) AS duration, ${sql.raw(slotsText(w))} AS slots
     FROM rms_feed_snapshots s LEFT JOIN rms_availability a ON a.partner_id = s.partner_id AND a.rms_venue_id = ${rmsVenueId}
-      AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${as.maxPartySize}::int
+      AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${w.maxPartySize}::int
       AND (a.date, a.party_size, a.ctid) > (${key.date}::date, ${key.partySize}::int, ${key.row}::tid)
     WHERE s.partner_id = ${partnerId}
     ORDER BY a.date, a.party_size, a.ctid LIMIT ${limit}`.execute(ex);
@@ -189,27 +194,20 @@ export async function snapshotVenuePage(
 }
 
 /**
- * snapshotVenuePage's records of a whole venue as one `COPY … TO STDOUT` (PostgreSQL): a first line
- * `0<TAB>` and the snapshot's nonce in hex (none: no complete snapshot), then one line per record
- * with a slot in the window, its party size, a tab and its text (SnapshotText), in
- * snapshotVenueRows' order, all from one snapshot. COPY takes no parameters: every value is a
- * literal, escaped; COPY's text format would escape a backslash, tab or newline in the text, so
- * `as.head` must have none (the caller reads the pages instead).
+ * snapshotVenuePage's records of a whole venue as one `COPY … TO STDOUT` (PostgreSQL), all from one
+ * snapshot: a first line `0<TAB>` and the snapshot's nonce in hex (no line: no complete snapshot),
+ * then one line per record with a slot in the window: party size, duration and slots, tab-separated,
+ * in snapshotVenueRows' order. COPY takes no parameters: the ids and dates are escaped literals.
  */
-export function snapshotVenueCopy(partnerId: string, rmsVenueId: string, from: string, to: string, as: SnapshotText): string {
-  for (const n of [as.fromSec, as.toSec, as.maxPartySize, as.defaultDuration]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+export function snapshotVenueCopy(partnerId: string, rmsVenueId: string, from: string, to: string, w: SnapshotWindow): string {
   const lit = (v: string) => pg.escapeLiteral(v);
-  return `COPY (SELECT p, t FROM (
-    SELECT 0 AS k, NULL::date AS d, 0 AS p, NULL::tid AS c, encode(convert_to(s.nonce, 'UTF8'), 'hex') AS t
+  return `COPY (SELECT p, d, t FROM (
+    SELECT 0 AS k, NULL::date AS day, 0 AS p, NULL::tid AS c, NULL::int AS d, encode(convert_to(s.nonce, 'UTF8'), 'hex') AS t
       FROM rms_feed_snapshots s WHERE s.partner_id = ${lit(partnerId)}::uuid
     UNION ALL
-    SELECT 1, a.date, a.party_size, a.ctid, r.text
+    SELECT 1, a.date, a.party_size, a.ctid, coalesce(a.duration, ${w.defaultDuration}), ${slotsText(w)}
       FROM rms_feed_snapshots s JOIN rms_availability a ON a.partner_id = s.partner_id AND a.rms_venue_id = ${lit(rmsVenueId)}
-        AND a.date BETWEEN ${lit(from)}::date AND ${lit(to)}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${as.maxPartySize}
-      CROSS JOIN LATERAL (SELECT string_agg(${lit(`,${as.head}`)} || x.st || ',"duration_sec":' || coalesce(a.duration, ${as.defaultDuration}) || ',"spots_total":' || greatest(x.tot, 0)
-          || ',"spots_open":' || least(greatest(x.op, 0), greatest(x.tot, 0)) || ',"resources":{"party_size":' || a.party_size || '}}', '' ORDER BY x.ord) AS text
-        FROM ROWS FROM (jsonb_to_recordset(a.slots) AS ("startSec" numeric, "totalSpots" numeric, "openSpots" numeric)) WITH ORDINALITY x(st, tot, op, ord)
-        WHERE x.st >= ${as.fromSec} AND x.st < ${as.toSec}) r
-      WHERE s.partner_id = ${lit(partnerId)}::uuid AND r.text IS NOT NULL
-  ) u ORDER BY k, d, p, c) TO STDOUT`;
+        AND a.date BETWEEN ${lit(from)}::date AND ${lit(to)}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${w.maxPartySize}
+      WHERE s.partner_id = ${lit(partnerId)}::uuid
+  ) u WHERE t IS NOT NULL ORDER BY k, day, p, c) TO STDOUT`;
 }

@@ -6,7 +6,7 @@ import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts
 import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
   dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenueCopy, snapshotVenuePage, snapshotVenueRows, stageRecords,
-  type SnapshotPageKey, type SnapshotRow, type SnapshotText,
+  type SnapshotPageKey, type SnapshotRow, type SnapshotWindow,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
@@ -221,29 +221,29 @@ export function createFeedService(deps: FeedDeps) {
 
     /**
      * One RMS venue's snapshot records (area-less) between two venue-local dates, as snapshotVenue
-     * lists them, for the channels' feeds (DESIGN 8.8e: they stream), each as the text `read.as`
-     * says (snapshotVenuePage), in batches of `read.rows` lines `<party size><TAB><text>\n` as
-     * bytes. Each batch carries the nonce of the snapshot it was read from, also when it has no
-     * record (an empty venue), so the reader can tell a snapshot replaced between batches; nothing
-     * when the partner has no complete snapshot. A batch's bytes are the reader's until it asks
-     * for the next (it may rewrite them in place), then reused.
+     * lists them, for the channels' feeds (DESIGN 8.8e: they stream), with their slots in the window
+     * `read.window`, in batches of `read.rows` lines `<party size><TAB><duration><TAB><slots>\n` as
+     * bytes (snapshotVenuePage; a record with no slot in the window has no line). Each batch carries
+     * the nonce of the snapshot it was read from, also when it has no record (an empty venue), so
+     * the reader can tell a snapshot replaced between batches; nothing when the partner has no
+     * complete snapshot. A batch's bytes are the reader's until it asks for the next, then reused.
      *
      * On PostgreSQL a venue is one COPY TO STDOUT (one snapshot), its bytes copied into
      * `read.scratch` (grown as needed, kept for the next venue) and the connection given back at
-     * once: rows read by `pg` become JavaScript strings, and strings read while writes were awaited
-     * survived V8's scavenges, were moved to its old generation and collected late: most of the
-     * feeds' RSS (bench/bulk.ts). PGlite (and a head COPY would escape) reads pages of `read.rows`
+     * once: rows read by `pg` become JavaScript strings and objects, and those read while the
+     * reader's writes were awaited survived V8's scavenges, were moved to its old generation and
+     * collected late: most of the feeds' RSS (bench/bulk.ts). PGlite reads pages of `read.rows`
      * records, one statement each.
      */
     async *snapshotVenueBatches(
-      partnerId: string, rmsVenueId: string, from: string, to: string, read: { rows: number; as: SnapshotText; scratch?: { bytes: Buffer } },
+      partnerId: string, rmsVenueId: string, from: string, to: string, read: { rows: number; window: SnapshotWindow; scratch?: { bytes: Buffer } },
     ): AsyncGenerator<{ nonce: string; lines: Buffer }> {
-      if (db.kind === 'postgres' && !/[\\\t\n\r]/.test(read.as.head)) {
+      if (db.kind === 'postgres') {
         const scratch = read.scratch ?? { bytes: Buffer.alloc(0) };
         let length = 0;
-        await copyOut(db, snapshotVenueCopy(partnerId, rmsVenueId, from, to, read.as), (chunk) => {
+        await copyOut(db, snapshotVenueCopy(partnerId, rmsVenueId, from, to, read.window), (chunk) => {
           if (length + chunk.length > scratch.bytes.length) {
-            const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.bytes.length, length + chunk.length, 1 << 20));
+            const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.bytes.length, length + chunk.length, 1 << 18));
             scratch.bytes.copy(bigger, 0, 0, length);
             scratch.bytes = bigger;
           }
@@ -252,7 +252,7 @@ export function createFeedService(deps: FeedDeps) {
         if (length === 0) return;
         const bytes = scratch.bytes;
         let at = bytes.indexOf(10) + 1;
-        const nonce = Buffer.from(bytes.toString('latin1', 2, at - 1), 'hex').toString('utf8');
+        const nonce = Buffer.from(bytes.toString('latin1', bytes.lastIndexOf(9, at - 1) + 1, at - 1), 'hex').toString('utf8');
         do {
           let end = at;
           for (let i = 0; i < read.rows && end < length; i++) end = bytes.indexOf(10, end) + 1;
@@ -263,10 +263,10 @@ export function createFeedService(deps: FeedDeps) {
       }
       let after: SnapshotPageKey | null = null;
       for (;;) {
-        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, read.rows, read.as);
+        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, read.rows, read.window);
         if (page.length === 0) return;
         const last = page[page.length - 1]!;
-        const lines = page.filter((r) => r.text !== null).map((r) => `${r.partySize}\t${r.text}\n`).join('');
+        const lines = page.filter((r) => r.slots !== null).map((r) => `${r.partySize}\t${r.duration}\t${r.slots}\n`).join('');
         yield { nonce: page[0]!.nonce, lines: Buffer.from(lines) };
         if (page.length < read.rows || last.date === null) return;
         after = { date: last.date, partySize: last.partySize, row: last.row };
