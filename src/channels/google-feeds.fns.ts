@@ -184,14 +184,14 @@ const END = bytesOf('}}');
 /**
  * availabilityOf's records of one venue as their JSON text (exactly recordTexts' text: a test holds
  * them equal), written as bytes into `out`, each after a comma, from the slots PostgreSQL read for
- * them (snapshotVenueBatches: lines `<party size><TAB><duration><TAB><start>,<total>,<open>,…`,
- * the slots in the window, spots already at least 0 and open at most total); returns how many.
- * No string or object is made per record: the snapshot's numbers are copied as PostgreSQL wrote
- * them (whole numbers; anything else is written as JSON.stringify would). It keeps availabilityOf's
- * state (a slot time is kept once per party size, the first), so it is given the venue's lines in
- * availabilityOf's order, and one function serves one venue of one feed.
+ * them (snapshotVenueBatches: lines `<party size><TAB><duration><TAB><start>,<total>,<open>,…`, of
+ * party sizes the venue's feed covers); returns how many. No string or object is made per record:
+ * numbers are copied as the snapshot holds them when whole and written unchanged (anything else is
+ * written as JSON.stringify would). It keeps availabilityOf's state (a slot time is kept once per
+ * party size, the first), so it is given the venue's lines in availabilityOf's order, and one
+ * function serves one venue of one feed.
  */
-export function availabilityBytes(venue: FeedVenue, fromSec: number): (lines: Buffer, out: OutBytes) => number {
+export function availabilityBytes(venue: FeedVenue, fromSec: number, toSec: number): (lines: Buffer, out: OutBytes) => number {
   const head = Buffer.from(`,${recordHead(venue.id)}`);
   // As recordTexts: per party size the start times written, as seconds from fromSec, sorted.
   const seen = new Map<number, number[]>();
@@ -199,16 +199,21 @@ export function availabilityBytes(venue: FeedVenue, fromSec: number): (lines: Bu
     let count = 0;
     let o = out.length;
     let b: Buffer = out.bytes;
-    // Copies bytes[from, to) to out; a JavaScript loop: the pieces are a few bytes each.
+    // Copies src[from, to) to out; a JavaScript loop: the pieces are a few bytes each.
     const put = (src: Uint8Array, from: number, to: number) => {
       for (let i = from; i < to; i++) b[o++] = src[i]!;
     };
-    // A number of the line at [from, to): its digits as they are, or as JSON.stringify writes it.
-    const num = (from: number, to: number) => {
-      let plain = to - from <= 15;
-      for (let i = from; plain && i < to; i++) plain = lines[i]! >= 48 && lines[i]! <= 57;
-      if (plain) return put(lines, from, to);
-      const text = bytesOf(JSON.stringify(Number(lines.toString('latin1', from, to))));
+    // The number at lines[from, to): its digits when it is a plain whole number, else as JSON reads it.
+    const plain = (from: number, to: number) => {
+      let n = 0;
+      let i = from;
+      for (let c = lines[i]!; i < to && c >= 48 && c <= 57; c = lines[++i]!) n = n * 10 + c - 48;
+      return i === to && to > from && to - from <= 15 ? n : Number(lines.toString('latin1', from, to));
+    };
+    // `n`, which lines[from, to) holds unless a rule changed it: those bytes, else n as JSON.stringify writes it.
+    const num = (n: number, from: number, to: number) => {
+      if (to - from <= 15 && plain(from, to) === n && (n !== 0 || to - from === 1)) return put(lines, from, to);
+      const text = Buffer.from(JSON.stringify(n), 'latin1');
       put(text, 0, text.length);
     };
     for (let at = 0; at < lines.length;) {
@@ -216,33 +221,32 @@ export function availabilityBytes(venue: FeedVenue, fromSec: number): (lines: Bu
       const tab2 = lines.indexOf(9, tab1 + 1);
       let eol = lines.indexOf(10, tab2);
       if (eol === -1) eol = lines.length;
-      let partySize = 0;
-      for (let i = at; i < tab1; i++) partySize = partySize * 10 + lines[i]! - 48;
+      const partySize = plain(at, tab1);
       let starts = seen.get(partySize);
       if (!starts) seen.set(partySize, (starts = []));
-      for (let i = tab2 + 1; i < eol;) {
+      // A record without slots (`\N`) has none to write.
+      for (let i = lines[tab2 + 1] === 92 ? eol : tab2 + 1; i < eol;) {
         const c1 = lines.indexOf(44, i);
         const c2 = lines.indexOf(44, c1 + 1);
         let c3 = lines.indexOf(44, c2 + 1);
         if (c3 === -1 || c3 > eol) c3 = eol;
-        let start = 0;
-        let k = i;
-        for (let c = lines[k]!; k < c1 && c >= 48 && c <= 57; c = lines[++k]!) start = start * 10 + c - 48;
-        if (k < c1 || c1 - i > 15) start = Number(lines.toString('latin1', i, c1));
-        if (addSorted(starts, start - fromSec)) {
-          // Enough room for this record: its fixed parts and numbers, and a number rewritten at length.
-          b = out.reserve(head.length + 256 + 3 * (c3 - i) + (tab2 - at));
+        const start = plain(i, c1);
+        if (start >= fromSec && start < toSec && addSorted(starts, start - fromSec)) {
+          const total = Math.max(0, plain(c1 + 1, c2));
+          const open = Math.min(Math.max(0, plain(c2 + 1, c3)), total);
+          // Room for this record: its fixed parts, and its numbers at their longest.
+          b = out.reserve(head.length + 256 + (tab2 - at));
           o = out.length;
           put(head, 0, head.length);
-          num(i, c1);
+          num(start, i, c1);
           put(DURATION, 0, DURATION.length);
-          num(tab1 + 1, tab2);
+          num(plain(tab1 + 1, tab2), tab1 + 1, tab2);
           put(TOTAL, 0, TOTAL.length);
-          num(c1 + 1, c2);
+          num(total, c1 + 1, c2);
           put(OPEN, 0, OPEN.length);
-          num(c2 + 1, c3);
+          num(open, c2 + 1, c3);
           put(PARTY, 0, PARTY.length);
-          num(at, tab1);
+          num(partySize, at, tab1);
           put(END, 0, END.length);
           out.length = o;
           count++;

@@ -64,22 +64,42 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
   ): Promise<void> {
     const { from, to } = horizonOf(now);
     const nonces = new Map<string, string>();
-    const scratch = { bytes: Buffer.alloc(0) };
     const out = new OutBytes();
-    for (const v of venues) {
-      const rms = rmsOf(v);
-      if (!rms) continue;
+    // The next venue is read (into the other scratch buffer) while this one's records are written:
+    // PostgreSQL writes one while the process writes the other.
+    const scratches = [{ bytes: Buffer.alloc(0) }, { bytes: Buffer.alloc(0) }];
+    const linked = venues.flatMap((v) => { const rms = rmsOf(v); return rms ? [{ v, rms }] : []; });
+    const read = (i: number) => {
+      const { v, rms } = linked[i]!;
       const dates = datesOf(v, now);
-      const write = availabilityBytes(v, from);
-      const window = { fromSec: from, toSec: to, maxPartySize: partySizesOf(v), defaultDuration: DEFAULT_DURATION_SEC };
-      const key = oneSnapshot ? rms.partnerId : v.id;
-      for await (const batch of feed.snapshotVenueBatches(rms.partnerId, rms.rmsVenueId, dates.from, dates.to, { rows: ROWS_PER_READ, window, scratch })) {
-        if ((nonces.get(key) ?? batch.nonce) !== batch.nonce) throw conflict('An RMS availability snapshot was replaced while the feed was read; run it again.');
-        nonces.set(key, batch.nonce);
-        out.length = 0;
-        const count = write(batch.lines, out);
-        if (count > 0) await take(out.bytes, out.length, count);
+      const sizes = { maxPartySize: partySizesOf(v), defaultDuration: DEFAULT_DURATION_SEC };
+      const batches = feed.snapshotVenueBatches(rms.partnerId, rms.rmsVenueId, dates.from, dates.to, { rows: ROWS_PER_READ, sizes, scratch: scratches[i % 2]! });
+      const first = batches.next();
+      first.catch(() => {}); // heard when awaited; not before, if the reader stopped first
+      return { batches, first };
+    };
+    let next = linked.length > 0 ? read(0) : null;
+    try {
+      for (let i = 0; next; i++) {
+        const { batches, first } = next;
+        const { v, rms } = linked[i]!;
+        const write = availabilityBytes(v, from, to);
+        const key = oneSnapshot ? rms.partnerId : v.id;
+        next = null;
+        for (let step = await first; !step.done; step = await batches.next()) {
+          // The next venue's read starts once this one's has ended (its batches are views of one buffer).
+          if (!next && i + 1 < linked.length) next = read(i + 1);
+          const batch = step.value;
+          if ((nonces.get(key) ?? batch.nonce) !== batch.nonce) throw conflict('An RMS availability snapshot was replaced while the feed was read; run it again.');
+          nonces.set(key, batch.nonce);
+          out.length = 0;
+          const count = write(batch.lines, out);
+          if (count > 0) await take(out.bytes, out.length, count);
+        }
+        if (!next && i + 1 < linked.length) next = read(i + 1);
       }
+    } finally {
+      void next?.batches.return(undefined).catch(() => {});
     }
   }
 

@@ -217,23 +217,37 @@ export async function transactionWithCopy<T>(db: Db, fn: (tx: Transaction<DB>, c
   }
 }
 
+/** What a snapshotRead's function is given: parameterised reads, and `COPY (…) TO STDOUT` whose output chunks go to `take`. */
+export interface SnapshotReader {
+  query<R>(text: string, values: unknown[]): Promise<R[]>;
+  copyOut(statement: string, take: (chunk: Buffer) => void): Promise<void>;
+}
+
 /**
- * Runs `COPY (…) TO STDOUT` on a pool client of its own (PostgreSQL only) and hands each chunk of
- * its output to `take` as it comes: the rows reach the caller as bytes, never as JavaScript strings
- * (the Google feeds: bench/bulk.ts). `take` must copy what it keeps; the chunk is the socket's.
+ * Reads in one REPEATABLE READ, READ ONLY transaction (every statement sees the same snapshot) on a
+ * pool client of its own (PostgreSQL only), which can also COPY out: the rows reach the caller as
+ * bytes, never as JavaScript strings (the Google feeds: bench/bulk.ts). `take` must copy what it
+ * keeps; a chunk is the socket's.
  */
-export async function copyOut(db: Db, statement: string, take: (chunk: Buffer) => void): Promise<void> {
-  if (db.kind !== 'postgres') throw new Error('COPY TO STDOUT needs PostgreSQL');
+export async function snapshotRead<T>(db: Db, fn: (reader: SnapshotReader) => Promise<T>): Promise<T> {
+  if (db.kind !== 'postgres') throw new Error('snapshotRead needs PostgreSQL');
   const client = await db.pool.connect();
   let failure: Error | undefined;
   try {
-    const stream = client.query(copyTo(statement));
-    for await (const chunk of stream) take(chunk as Buffer);
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const result = await fn({
+      query: async (text, values) => (await client.query(text, values)).rows,
+      copyOut: async (statement, take) => {
+        for await (const chunk of client.query(copyTo(statement))) take(chunk as Buffer);
+      },
+    });
+    await client.query('COMMIT');
+    return result;
   } catch (err) {
     failure = err as Error;
     throw err;
   } finally {
-    // A connection whose COPY failed midway is not reused.
+    // A connection whose read failed midway is not reused (its transaction ends with it).
     client.release(failure);
   }
 }

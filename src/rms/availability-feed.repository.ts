@@ -146,68 +146,56 @@ export interface SnapshotPageRow {
   date: string | null;
   partySize: number;
   row: string;
-  /** The record's duration, or the window's default. */
+  /** The record's duration, or the default given. */
   duration: number;
-  /** The record's slots in the window (SnapshotWindow) as `<start>,<total>,<open>,…`; null when none is. */
+  /** The record's slots as `<start>,<total>,<open>,…` (the numbers as the snapshot holds them); null when it has none. */
   slots: string | null;
 }
 
-/**
- * Which slots of a venue's snapshot the channels' feeds read: records of party sizes
- * 1..maxPartySize, slots starting in [fromSec, toSec), a record without a duration given
- * `defaultDuration`; spots below 0 read as 0 and open spots as at most the total (Google's rules,
- * channels/google-feeds.fns.ts availabilityOf).
- */
-export interface SnapshotWindow { fromSec: number; toSec: number; maxPartySize: number; defaultDuration: number }
-
-/** A record's slots in the window as numbers separated by commas, each slot's start, total and open spots (SQL, of `a`, a row of rms_availability). */
-function slotsText(w: SnapshotWindow) {
-  for (const n of [w.fromSec, w.toSec, w.maxPartySize, w.defaultDuration]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
-  // Only whole numbers are put in the text: COPY takes no parameters.
-  return `(SELECT string_agg(x.st || ',' || greatest(x.tot, 0) || ',' || least(greatest(x.op, 0), greatest(x.tot, 0)), ',' ORDER BY x.ord)
-    FROM ROWS FROM (jsonb_to_recordset(a.slots) AS ("startSec" numeric, "totalSpots" numeric, "openSpots" numeric)) WITH ORDINALITY x(st, tot, op, ord)
-    WHERE x.st >= ${w.fromSec} AND x.st < ${w.toSec})`;
-}
+/** A record's slots as numbers separated by commas, each slot's start, total and open spots, in the record's order (SQL, of `a`, a row of rms_availability). */
+const SLOTS_TEXT = `(SELECT string_agg((e->>'startSec') || ',' || (e->>'totalSpots') || ',' || (e->>'openSpots'), ',' ORDER BY n)
+    FROM jsonb_array_elements(a.slots) WITH ORDINALITY x(e, n))`;
 
 /**
  * At most `limit` area-less records of one RMS venue's snapshot between two venue-local dates after
- * `after` (null: from the first), in the order snapshotVenueRows reads them, each with the
- * snapshot's nonce, in one statement (so a batch is never half one snapshot and half the next; see
- * snapshotRecord), with their slots in the window `w` as text (no jsonb parsed by `pg` into objects).
- * No row: the partner has no complete snapshot; one row with a null date: no record after `after`.
- * The row's physical id (ctid) orders records of the same date and party size (nothing makes them
- * unique), so a keyset read neither skips nor repeats one: rows are only ever inserted and deleted
- * (replaceSnapshot), never updated, and a replace changes the nonce.
+ * `after` (null: from the first), of party sizes 1..maxPartySize, in the order snapshotVenueRows
+ * reads them, each with the snapshot's nonce, in one statement (so a batch is never half one
+ * snapshot and half the next; see snapshotRecord), with their slots as text (SLOTS_TEXT: no jsonb
+ * parsed by `pg` into objects). No row: the partner has no complete snapshot; one row with a null
+ * date: no record after `after`. The row's physical id (ctid) orders records of the same date and
+ * party size (nothing makes them unique), so a keyset read neither skips nor repeats one: rows are
+ * only ever inserted and deleted (replaceSnapshot), never updated, and a replace changes the nonce.
  */
 export async function snapshotVenuePage(
-  ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, after: SnapshotPageKey | null, limit: number, w: SnapshotWindow,
+  ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, after: SnapshotPageKey | null, limit: number,
+  sizes: { maxPartySize: number; defaultDuration: number },
 ): Promise<SnapshotPageRow[]> {
   const key = after ?? { date: from, partySize: -2_147_483_648, row: '(0,0)' };
   const { rows } = await sql<SnapshotPageRow>`SELECT s.nonce, to_char(a.date, 'YYYY-MM-DD') AS date, a.party_size AS "partySize", a.ctid::text AS row,
-      coalesce(a.duration, ${sql.raw(String(w.defaultDuration))}) AS duration, ${sql.raw(slotsText(w))} AS slots
+      coalesce(a.duration, ${sizes.defaultDuration}::int) AS duration, ${sql.raw(SLOTS_TEXT)} AS slots
     FROM rms_feed_snapshots s LEFT JOIN rms_availability a ON a.partner_id = s.partner_id AND a.rms_venue_id = ${rmsVenueId}
-      AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${w.maxPartySize}::int
+      AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${sizes.maxPartySize}::int
       AND (a.date, a.party_size, a.ctid) > (${key.date}::date, ${key.partySize}::int, ${key.row}::tid)
     WHERE s.partner_id = ${partnerId}
     ORDER BY a.date, a.party_size, a.ctid LIMIT ${limit}`.execute(ex);
   return rows;
 }
 
+/** The nonce of the partner's complete snapshot; undefined when it has none. */
+export const SNAPSHOT_NONCE = 'SELECT nonce FROM rms_feed_snapshots WHERE partner_id = $1';
+
 /**
- * snapshotVenuePage's records of a whole venue as one `COPY … TO STDOUT` (PostgreSQL), all from one
- * snapshot: a first line `0<TAB>` and the snapshot's nonce in hex (no line: no complete snapshot),
- * then one line per record with a slot in the window: party size, duration and slots, tab-separated,
- * in snapshotVenueRows' order. COPY takes no parameters: the ids and dates are escaped literals.
+ * snapshotVenuePage's records of a whole venue as one `COPY … TO STDOUT` (PostgreSQL): one line
+ * per record with a slot, its party size, duration and slots (SLOTS_TEXT), tab-separated, in
+ * snapshotVenueRows' order. COPY takes no parameters: the ids and dates are escaped literals. Read
+ * in the transaction that read the snapshot's nonce (SNAPSHOT_NONCE), it is that snapshot's.
  */
-export function snapshotVenueCopy(partnerId: string, rmsVenueId: string, from: string, to: string, w: SnapshotWindow): string {
+export function snapshotVenueCopy(partnerId: string, rmsVenueId: string, from: string, to: string, sizes: { maxPartySize: number; defaultDuration: number }): string {
+  for (const n of [sizes.maxPartySize, sizes.defaultDuration]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
   const lit = (v: string) => pg.escapeLiteral(v);
-  return `COPY (SELECT p, d, t FROM (
-    SELECT 0 AS k, NULL::date AS day, 0 AS p, NULL::tid AS c, NULL::int AS d, encode(convert_to(s.nonce, 'UTF8'), 'hex') AS t
-      FROM rms_feed_snapshots s WHERE s.partner_id = ${lit(partnerId)}::uuid
-    UNION ALL
-    SELECT 1, a.date, a.party_size, a.ctid, coalesce(a.duration, ${w.defaultDuration}), ${slotsText(w)}
-      FROM rms_feed_snapshots s JOIN rms_availability a ON a.partner_id = s.partner_id AND a.rms_venue_id = ${lit(rmsVenueId)}
-        AND a.date BETWEEN ${lit(from)}::date AND ${lit(to)}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${w.maxPartySize}
-      WHERE s.partner_id = ${lit(partnerId)}::uuid
-  ) u WHERE t IS NOT NULL ORDER BY k, day, p, c) TO STDOUT`;
+  return `COPY (SELECT a.party_size, coalesce(a.duration, ${sizes.defaultDuration}), ${SLOTS_TEXT}
+    FROM rms_availability a WHERE a.partner_id = ${lit(partnerId)}::uuid AND a.rms_venue_id = ${lit(rmsVenueId)}
+      AND a.date BETWEEN ${lit(from)}::date AND ${lit(to)}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${sizes.maxPartySize}
+      AND jsonb_array_length(a.slots) > 0
+    ORDER BY a.date, a.party_size, a.ctid) TO STDOUT`;
 }

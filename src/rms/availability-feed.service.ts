@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import { copyOut, transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
+import { snapshotRead, transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenueCopy, snapshotVenuePage, snapshotVenueRows, stageRecords,
-  type SnapshotPageKey, type SnapshotRow, type SnapshotWindow,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, SNAPSHOT_NONCE, snapshotVenueCopy, snapshotVenuePage, snapshotVenueRows, stageRecords,
+  type SnapshotPageKey, type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
@@ -221,38 +221,44 @@ export function createFeedService(deps: FeedDeps) {
 
     /**
      * One RMS venue's snapshot records (area-less) between two venue-local dates, as snapshotVenue
-     * lists them, for the channels' feeds (DESIGN 8.8e: they stream), with their slots in the window
-     * `read.window`, in batches of `read.rows` lines `<party size><TAB><duration><TAB><slots>\n` as
-     * bytes (snapshotVenuePage; a record with no slot in the window has no line). Each batch carries
-     * the nonce of the snapshot it was read from, also when it has no record (an empty venue), so
-     * the reader can tell a snapshot replaced between batches; nothing when the partner has no
-     * complete snapshot. A batch's bytes are the reader's until it asks for the next, then reused.
+     * lists them, of party sizes 1..`read.sizes.maxPartySize`, for the channels' feeds (DESIGN 8.8e:
+     * they stream), in batches of `read.rows` lines `<party size><TAB><duration><TAB><slots>\n` as
+     * bytes (snapshotVenuePage's slots; a record without slots has no line; a record without a
+     * duration has `read.sizes.defaultDuration`). Each batch carries the nonce of the snapshot it
+     * was read from, also when it has no record (an empty venue), so the reader can tell a snapshot
+     * replaced between batches; nothing when the partner has no complete snapshot. A batch's bytes
+     * are the reader's until it asks for the next, then reused.
      *
-     * On PostgreSQL a venue is one COPY TO STDOUT (one snapshot), its bytes copied into
-     * `read.scratch` (grown as needed, kept for the next venue) and the connection given back at
-     * once: rows read by `pg` become JavaScript strings and objects, and those read while the
-     * reader's writes were awaited survived V8's scavenges, were moved to its old generation and
-     * collected late: most of the feeds' RSS (bench/bulk.ts). PGlite reads pages of `read.rows`
-     * records, one statement each.
+     * On PostgreSQL a venue is read in one snapshot (its nonce, then one COPY TO STDOUT), its bytes
+     * copied into `read.scratch` (grown as needed, kept for the next venue), and the connection is
+     * given back at once: rows read by `pg` become JavaScript strings and objects, and those read
+     * while the reader's writes were awaited survived V8's scavenges, were moved to its old
+     * generation and collected late: most of the feeds' RSS (bench/bulk.ts). PGlite reads pages of
+     * `read.rows` records, one statement each.
      */
     async *snapshotVenueBatches(
-      partnerId: string, rmsVenueId: string, from: string, to: string, read: { rows: number; window: SnapshotWindow; scratch?: { bytes: Buffer } },
+      partnerId: string, rmsVenueId: string, from: string, to: string,
+      read: { rows: number; sizes: { maxPartySize: number; defaultDuration: number }; scratch?: { bytes: Buffer } },
     ): AsyncGenerator<{ nonce: string; lines: Buffer }> {
       if (db.kind === 'postgres') {
         const scratch = read.scratch ?? { bytes: Buffer.alloc(0) };
         let length = 0;
-        await copyOut(db, snapshotVenueCopy(partnerId, rmsVenueId, from, to, read.window), (chunk) => {
-          if (length + chunk.length > scratch.bytes.length) {
-            const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.bytes.length, length + chunk.length, 1 << 18));
-            scratch.bytes.copy(bigger, 0, 0, length);
-            scratch.bytes = bigger;
-          }
-          length += chunk.copy(scratch.bytes, length);
+        const nonce = await snapshotRead(db, async (reader) => {
+          const [snapshot] = await reader.query<{ nonce: string }>(SNAPSHOT_NONCE, [partnerId]);
+          if (!snapshot) return null;
+          await reader.copyOut(snapshotVenueCopy(partnerId, rmsVenueId, from, to, read.sizes), (chunk) => {
+            if (length + chunk.length > scratch.bytes.length) {
+              const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.bytes.length, length + chunk.length, 1 << 18));
+              scratch.bytes.copy(bigger, 0, 0, length);
+              scratch.bytes = bigger;
+            }
+            length += chunk.copy(scratch.bytes, length);
+          });
+          return snapshot.nonce;
         });
-        if (length === 0) return;
+        if (nonce === null) return;
         const bytes = scratch.bytes;
-        let at = bytes.indexOf(10) + 1;
-        const nonce = Buffer.from(bytes.toString('latin1', bytes.lastIndexOf(9, at - 1) + 1, at - 1), 'hex').toString('utf8');
+        let at = 0;
         do {
           let end = at;
           for (let i = 0; i < read.rows && end < length; i++) end = bytes.indexOf(10, end) + 1;
@@ -263,7 +269,7 @@ export function createFeedService(deps: FeedDeps) {
       }
       let after: SnapshotPageKey | null = null;
       for (;;) {
-        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, read.rows, read.window);
+        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, read.rows, read.sizes);
         if (page.length === 0) return;
         const last = page[page.length - 1]!;
         const lines = page.filter((r) => r.slots !== null).map((r) => `${r.partySize}\t${r.duration}\t${r.slots}\n`).join('');
