@@ -20,17 +20,18 @@ import {
 // (8.3b) of the venues linked to it: `tableside feeds export` writes them as files, and
 // GET /v1/feeds/{channelId}/{kind} serves the latest to the channel itself.
 //
-// Both stream (DESIGN 8.8e) and read the snapshots once: a venue's records are read a batch of rows
-// at a time, PostgreSQL writing each row's slots as the feed's JSON text (snapshotVenuePage, exactly
-// recordTexts' text), so neither a venue's records nor a shard is ever held whole, and no record is
-// ever an object in the process (bench/bulk.ts: RSS). Every shard's metadata and
-// name carry total_shards, known only once every record is counted: the export writes each shard's
+// Both stream (DESIGN 8.8e) and read the snapshots once: a venue's records come as bytes (on
+// PostgreSQL one COPY of their slot numbers, the next venue read while this one is written), and
+// each batch of them is written as Google's JSON into one reused buffer (availabilityBytes, exactly
+// recordTexts' text), so neither the feed nor a shard is ever held whole, and no record is ever a
+// string or an object in the process (bench/bulk.ts: RSS). Every shard's metadata and name carry
+// total_shards, known only once every record is counted: the export writes each shard's
 // records to a part file as they come, and when the last is written, each part becomes its shard
 // (head, the part, tail). Before, PostgreSQL counted every venue's records in a first pass, which
 // cost more than reading them. A snapshot replaced while the export reads it (the nonce of a batch
 // differs from the partner's first) makes it fail, rather than write a set of two snapshots.
 
-/** Snapshot rows per statement: a batch of a venue's records, small enough to die young in V8's heap. */
+/** Snapshot records per batch (per statement on PGlite). */
 const ROWS_PER_READ = 100;
 /** A buffer of the export's, for the parts' copy into their shards. */
 const COPY_BYTES = 256 * 1024;
@@ -142,8 +143,8 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
 
   /**
    * The unsharded availability feed's JSON: the head, the records in pieces of at most PIECE_BYTES,
-   * the tail. A piece is a string copied from the bytes (all ASCII: ids are uuids, the rest numbers
-   * and names), made as the socket wants it: it lives in V8's young generation until written.
+   * the tail. A piece is a string copied from the bytes (all ASCII: the ids are uuids, the rest numbers
+   * and field names), made as the socket wants it: it lives in V8's young generation until written.
    */
   function availabilityStream(venues: FeedVenueRow[], nonce: string, now: Date): Readable {
     const { head, tail } = availabilityFrame(feedMetadata(nonce, horizonOf(now).generation, 0, 1));
