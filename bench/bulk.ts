@@ -100,6 +100,11 @@ function startServe(env: Record<string, string>): Promise<ServeProcess> {
 }
 
 const mib = (kb: number) => kb / 1024;
+/** CPU seconds (user + system) the process has used so far, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const procStatus = (pid: number, field: 'VmHWM' | 'VmRSS') => mib(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN));
 /** Resets the peak (writing 5 to clear_refs, Linux 4.0+), so the next reading covers one run. */
 const resetPeak = (pid: number) => writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -168,10 +173,17 @@ interface World { url: string; serve: ServeProcess; agent: Agent; db: pg.Client;
 
 async function ingestBench(w: World): Promise<void> {
   const other = (await runCli(['partner', 'create', '--name', 'bench copy baseline', '--access', 'rms', '--json'], { DATABASE_URL: w.url }));
+  // Each shard's time: the last one also swaps the snapshot (what bounds the ratio: bench/README.md).
+  let shardTimes: number[] = [];
   const ingest = async (nonce: string, bodies = feedShards(nonce)) => {
     const t0 = performance.now();
     let last;
-    for (const body of bodies) last = await post(w.agent, `${w.serve.url}/v1/rms/availability-feed`, w.partner.apiKey, body);
+    shardTimes = [];
+    for (const body of bodies) {
+      const s0 = performance.now();
+      last = await post(w.agent, `${w.serve.url}/v1/rms/availability-feed`, w.partner.apiKey, body);
+      shardTimes.push((performance.now() - s0) / 1000);
+    }
     if (last.status !== 'complete') throw new Error(`the last shard answered ${JSON.stringify(last)}`);
     return (performance.now() - t0) / 1000;
   };
@@ -192,19 +204,24 @@ async function ingestBench(w: World): Promise<void> {
   const copies: number[] = [];
   const ingests: number[] = [];
   const growths: number[] = [];
+  const cpus: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     copies.push(await copy());
     global.gc?.();
     const before = procStatus(pid, 'VmRSS');
     resetPeak(pid);
+    const cpu0 = cpuSeconds(pid);
     ingests.push(await ingest(`measured-${r}`));
+    cpus.push(cpuSeconds(pid) - cpu0);
     growths.push(procStatus(pid, 'VmHWM') - before);
+    const staged = shardTimes.slice(0, -1);
+    console.log(`round ${r}: shards 1-${staged.length} (staged) ${staged.reduce((a, b) => a + b, 0).toFixed(2)} s in all (median ${median(staged).toFixed(2)} s), the last shard (staged + the snapshot swapped) ${shardTimes.at(-1)!.toFixed(2)} s`);
   }
   const { rows } = await w.db.query('SELECT records FROM rms_feed_snapshots WHERE partner_id = $1', [w.partner.partnerId]);
   if (rows[0]?.records !== RECORDS) throw new Error(`snapshot holds ${rows[0]?.records} records, expected ${RECORDS}`);
   const mb = feedShards('size').reduce((s, b) => s + b.length, 0) / 1024 / 1024;
   console.log(`\n### Feed ingest: ${RECORDS} records (${SLOTS} slots each) in ${SHARDS} shards, ${mb.toFixed(1)} MiB of JSON, ${ROUNDS} round(s)\n`);
-  console.log(`COPY FROM STDIN of the same rows: ${spread(copies, ' s')}; POST /v1/rms/availability-feed: ${spread(ingests, ' s')}; service RSS growth: ${spread(growths, ' MiB')}`);
+  console.log(`COPY FROM STDIN of the same rows: ${spread(copies, ' s')}; POST /v1/rms/availability-feed: ${spread(ingests, ' s')}; service RSS growth: ${spread(growths, ' MiB')}; service CPU (user+sys) during the ingest: ${spread(cpus, ' s')}`);
   record(timesRow(`feed ingest, ${RECORDS} records in ${SHARDS} shards (HTTP)`, median(ingests), median(copies), 'COPY FROM STDIN', 3));
   record(capRow(`feed ingest, ${RECORDS} records: service RSS growth`, Math.max(...growths), `peak minus RSS before (${procStatus(pid, 'VmRSS').toFixed(0)} MiB after)`, 128));
 }

@@ -60,12 +60,31 @@ const ownImportMetaUrl = {
 };
 
 /**
- * Dependencies left out of the bundle, loaded from node_modules as before: each reads files next to
- * its own module (PGlite its WebAssembly and data, the swagger plugins their package.json and the
- * docs page's assets, pino its transports' worker files), or is not a runtime dependency (esbuild,
- * tsx; pg's optional pg-native is not installed).
+ * The swagger plugins find files beside their own modules through `__dirname` (@fastify/swagger its
+ * package.json, @fastify/swagger-ui the docs page's logo and assets), which a bundle does not have:
+ * each of their modules gets its own directory in node_modules instead, as the sources get their
+ * import.meta.url. Bundled, they and their dependencies (yaml, @fastify/static, json-schema-resolver)
+ * are no longer read file by file at every start: loading them from node_modules was the larger
+ * part of building the app (issue 28, bench/README.md).
  */
-const EXTERNAL = ['@electric-sql/pglite', '@fastify/swagger', '@fastify/swagger-ui', 'pino', 'pg-native', 'esbuild', 'tsx'];
+const OWN_DIRNAME = /\/node_modules\/@fastify\/swagger(-ui)?\/.*\.js$/;
+const ownDirname = {
+  name: 'own-dirname',
+  setup(b) {
+    b.onLoad({ filter: OWN_DIRNAME }, ({ path }) => {
+      const text = readFileSync(path, 'utf8');
+      if (!text.includes('__dirname')) return undefined;
+      return { contents: text.replaceAll('__dirname', JSON.stringify(dirname(path))), loader: 'js' };
+    });
+  },
+};
+
+/**
+ * Dependencies left out of the bundle, loaded from node_modules as before: each reads files next to
+ * its own module (PGlite its WebAssembly and data, pino its transports' worker files), or is not a
+ * runtime dependency (esbuild, tsx; pg's optional pg-native is not installed).
+ */
+const EXTERNAL = ['@electric-sql/pglite', 'pino', 'pg-native', 'esbuild', 'tsx'];
 
 /**
  * The esbuild options of a bundle of the sources and their dependencies (code splitting, so a
@@ -88,7 +107,7 @@ export function bundleOptions(entryPoints, outdir) {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     outdir,
     outExtension: { '.js': '.mjs' },
-    plugins: [ownImportMetaUrl],
+    plugins: [ownImportMetaUrl, ownDirname],
     absWorkingDir: ROOT,
     logLevel: 'warning',
   };
@@ -106,8 +125,8 @@ export async function build() {
     ...bundleOptions({ main: join(ROOT, 'src', 'main.ts'), 'db-template': join(ROOT, 'src', 'db', 'template.ts') }, outdir),
     metafile: true,
   });
-  const inputs = Object.keys(result.metafile.inputs)
-    .map((rel) => join(ROOT, rel))
+  // This file too: a change to how the bundle is made (what is external, the plugins) rebuilds it.
+  const inputs = [...Object.keys(result.metafile.inputs).map((rel) => join(ROOT, rel)), fileURLToPath(import.meta.url)]
     .map((file) => [file, ...(stamp(file) ?? [-1, -1])]);
   const tmp = `${MANIFEST}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ root: ROOT, node: process.version.split('.')[0], dir: id, inputs }));

@@ -14,7 +14,7 @@ import { buildServer, listenLocal } from './server.ts';
 import { SimStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
 import { selfSignedLocalhost, type TlsPair } from './tls.ts';
 import { createVenuesService } from './venues.service.ts';
-import { seedDemo } from './seed.ts';
+import { DEMO_VENUE_IDS, seedDemo } from './seed.ts';
 
 export interface SimulatorOptions {
   /** Port to listen on; 0 or omitted = any free port. */
@@ -91,7 +91,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return closed;
     },
   };
-  if (opts.seed) await seedDemo(control);
+  // A state file that already holds the demo venues (a sandbox restart) needs no seeding: asking over
+  // the control API cost a restart a TLS handshake and this app's first schema compilation.
+  if (opts.seed && !DEMO_VENUE_IDS.every((id) => store.venue(id))) await seedDemo(control);
   return sim;
 }
 

@@ -11,11 +11,11 @@ import { isBrokenMode, type BrokenMode } from './broken.ts';
 import { RmsControlClient } from './control-client.ts';
 import { createFailures } from './failures.ts';
 import { createOutbound, type OutboundOptions } from './outbound.ts';
-import { seedDemo } from './seed.ts';
+import { DEMO_VENUE_IDS, seedDemo } from './seed.ts';
 import { buildServer } from './server.ts';
 import { RmsStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
 import type { TargetInput } from './control.schemas.ts';
-import type { TablesideTarget } from './types.ts';
+import type { TablesideTarget, VenueConfig } from './types.ts';
 import { createVenuesService } from './venues.service.ts';
 
 export interface RmsSimulatorOptions {
@@ -54,6 +54,8 @@ export interface RmsSimulator {
    * first schema compilation of this app (about 0.2 s of CPU in a restart's profile).
    */
   setTableside(target: TargetInput): void;
+  /** What `GET /_control/venues` answers (`control.listVenues`), in-process, for the same reason. */
+  venues(): VenueConfig[];
   close(): Promise<void>;
 }
 
@@ -95,6 +97,7 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
     apiKey: store.apiKey,
     ca: tls.cert,
     control,
+    venues: () => store.venues(),
     setTableside: (target) => store.setTarget({ tablesideUrl: target.tablesideUrl, apiKey: target.apiKey, ca: target.ca ?? null }),
     close: () => {
       closed ??= (async () => {
@@ -106,7 +109,9 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
       return closed;
     },
   };
-  if (opts.seed) await seedDemo(control);
+  // A state file that already holds the demo venues (a sandbox restart) needs no seeding: asking over
+  // the control API cost a restart a TLS handshake and this app's first schema compilation.
+  if (opts.seed && !DEMO_VENUE_IDS.every((id) => store.venues().some((v) => v.id === id))) await seedDemo(control);
   return sim;
 }
 

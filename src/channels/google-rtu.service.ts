@@ -52,6 +52,18 @@ const configView = (c: RtuConfigRow) => ({
 
 interface JobPayload { channelId: string; kind: TargetKind; target: string }
 
+/** The configuration `configure` writes for a channel, checked (a 400 names what is wrong); the key in clear. */
+function wantedConfig(channelId: string, input: RtuConfigureInput) {
+  const partnerId = input.partnerId?.trim() ?? '';
+  if (!/^\d{1,20}$/.test(partnerId)) throw badRequest('--partner-id must be Google\'s partner id (digits)');
+  if (!input.serviceAccount) throw badRequest('--service-account is required (the JSON key file Google issued)');
+  const key = readServiceAccount(input.serviceAccount);
+  if (Array.isArray(key)) throw badRequest(`--service-account: ${key.join('; ')}`);
+  const apiBase = (input.apiBase ?? GOOGLE_API_BASE).replace(/\/+$/, '');
+  if (!isHttpsUrl(apiBase)) throw badRequest('--api-base must be an https URL');
+  return { channelId, partnerId, apiBase, clientEmail: key.clientEmail, tokenUri: key.tokenUri, privateKey: key.privateKey };
+}
+
 export function createGoogleRtuService(deps: GoogleRtuDeps) {
   const { db, clock, log, sealer } = deps;
   const trusted: string[] = [];
@@ -125,18 +137,22 @@ export function createGoogleRtuService(deps: GoogleRtuDeps) {
         if (!row) throw notFound(`Channel ${channel.id} has no real-time updates configured.`);
         return configView(row);
       }
-      const partnerId = input.partnerId?.trim() ?? '';
-      if (!/^\d{1,20}$/.test(partnerId)) throw badRequest('--partner-id must be Google\'s partner id (digits)');
-      if (!input.serviceAccount) throw badRequest('--service-account is required (the JSON key file Google issued)');
-      const key = readServiceAccount(input.serviceAccount);
-      if (Array.isArray(key)) throw badRequest(`--service-account: ${key.join('; ')}`);
-      const apiBase = (input.apiBase ?? GOOGLE_API_BASE).replace(/\/+$/, '');
-      if (!isHttpsUrl(apiBase)) throw badRequest('--api-base must be an https URL');
-      const row = await upsertConfig(db.kysely, {
-        channelId: channel.id, partnerId, apiBase, clientEmail: key.clientEmail, tokenUri: key.tokenUri,
-        privateKeySealed: await sealer.seal(key.privateKey),
-      }, now);
+      const { privateKey, ...wanted } = wantedConfig(channel.id, input);
+      const row = await upsertConfig(db.kysely, { ...wanted, privateKeySealed: await sealer.seal(privateKey) }, now);
       return configView(row);
+    },
+
+    /**
+     * Whether the channel's real-time updates are enabled with exactly this configuration, the
+     * private key compared once opened (a key sealed under another SECRETS_KEY is not the same). The
+     * sandbox's restart asks before configuring: the write seals the key again and moves updatedAt.
+     */
+    async isConfiguredAs(input: RtuConfigureInput): Promise<boolean> {
+      const channel = await googleChannel(input.channel);
+      const { privateKey, ...wanted } = wantedConfig(channel.id, input);
+      const row = await findConfig(db.kysely, channel.id);
+      if (!row?.enabled || (Object.keys(wanted) as Array<keyof typeof wanted>).some((k) => row[k] !== wanted[k])) return false;
+      return (await sealer.open(row.privateKeySealed).catch(() => null)) === privateKey;
     },
 
     /** `tableside channel google-rtu-log`: the last attempts, newest first. */

@@ -41,6 +41,14 @@ export async function linkVenues(ex: Executor, channelId: string, venueIds: stri
     ON CONFLICT (channel_id, venue_id) DO NOTHING`.execute(ex);
 }
 
+/** Which of these venues the channel is already linked to. */
+export async function linkedVenueIds(ex: Executor, channelId: string, venueIds: string[]): Promise<string[]> {
+  if (venueIds.length === 0) return [];
+  const { rows } = await sql<{ venueId: string }>`SELECT venue_id AS "venueId" FROM venue_booking_channels
+    WHERE channel_id = ${channelId} AND venue_id = ANY(${venueIds}::uuid[])`.execute(ex);
+  return rows.map((r) => r.venueId);
+}
+
 export async function unlinkVenues(ex: Executor, channelId: string, venueIds: string[]): Promise<void> {
   if (venueIds.length === 0) return;
   await sql`DELETE FROM venue_booking_channels WHERE channel_id = ${channelId} AND venue_id = ANY(${venueIds}::uuid[])`.execute(ex);

@@ -61,6 +61,12 @@ export function createChannelsService({ db, clock }: { db: Pick<Db, 'kysely'>; c
       return changeLinks(partnerId, channelId, venues, (tx, ids) => repo.linkVenues(tx, channelId.toLowerCase(), ids, clock.now()));
     },
 
+    /** Which of these venues the channel is linked to already (ids that are no venue are not). */
+    async linkedVenues(channelId: string, venues: string[]): Promise<string[]> {
+      if (!couldBeId(channelId)) return [];
+      return repo.linkedVenueIds(db.kysely, channelId.toLowerCase(), [...new Set(venues.filter(couldBeId).map((id) => id.toLowerCase()))]);
+    },
+
     async unlinkVenues(partnerId: string, channelId: string, venues: string[]): Promise<{ venues: string[] }> {
       return changeLinks(partnerId, channelId, venues, (tx, ids) => repo.unlinkVenues(tx, channelId.toLowerCase(), ids));
     },

@@ -174,7 +174,7 @@ export function fromPglite(pglite: PGlite, owned: boolean): Db {
  * Loads rows in COPY's text format (one line per row, tab-separated, `\N` for NULL; see
  * `copyText`) into a table, inside the transaction it was handed with.
  */
-export type CopyIn = (table: string, columns: readonly string[], lines: Iterable<string> | AsyncIterable<string>) => Promise<void>;
+export type CopyIn = (table: string, columns: readonly string[], lines: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>) => Promise<void>;
 
 /**
  * One transaction that can also bulk-load with COPY (the availability feed's shards: DESIGN 8.3b).
@@ -189,9 +189,9 @@ export async function transactionWithCopy<T>(db: Db, fn: (tx: Transaction<DB>, c
   if (db.kind === 'pglite') {
     const pglite = db.pglite!;
     return db.kysely.transaction().execute((tx) => fn(tx, async (table, columns, lines) => {
-      const parts: string[] = [];
+      const parts: Array<string | Uint8Array> = [];
       for await (const line of lines) parts.push(line);
-      await pglite.query(statement(table, columns, `'/dev/blob'`), [], { blob: new Blob(parts) });
+      await pglite.query(statement(table, columns, `'/dev/blob'`), [], { blob: new Blob(parts as BlobPart[]) });
     }));
   }
   const client = await db.pool.connect();

@@ -41,6 +41,9 @@ export function createSealer(opts: SealerOptions): Sealer {
 
 /** The key (base64, a JSON string) kept under `setting`, created by the first process that needs it. */
 async function storedSealingKey(ex: Executor, setting: string, now: Date): Promise<string> {
+  // Read first: the key exists at every start but the first, and the INSERT is a statement more.
+  const { rows: found } = await sql<{ value: string }>`SELECT value FROM settings WHERE key = ${setting}`.execute(ex);
+  if (found[0]) return found[0].value;
   const candidate = newSealingKey().toString('base64');
   await sql`INSERT INTO settings (key, value, updated_at) VALUES (${setting}, ${JSON.stringify(candidate)}::jsonb, ${now})
             ON CONFLICT (key) DO NOTHING`.execute(ex);

@@ -31,25 +31,29 @@ export async function shardsOf(ex: Executor, partnerId: string, nonce: string): 
 
 const STAGING_COLUMNS = ['partner_id', 'nonce', 'shard_number', 'rms_venue_id', 'date', 'party_size', 'area_id', 'duration', 'slots'] as const;
 
+/** A valid record's COPY text for rms_feed_staging, without the shard's own columns (stageRecords adds them). */
+export function stagingLine(r: FeedRecord): string {
+  return `${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
+}
+
+/** The shard's own columns, in front of each of its records' stagingLine. */
+export function stagingPrefix(partnerId: string, nonce: string, shard: number): string {
+  return `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
+}
+
 /**
- * Stages a shard's records with one COPY (DESIGN 8.3b): the rows are written as COPY text lines
- * a batch at a time, with a turn of the event loop between batches, so a shard of tens of thousands
- * of records neither blocks other requests nor sits in memory twice as text.
+ * Stages a shard's records with one COPY (DESIGN 8.3b). Their text was made as the body was read
+ * (a batch a Buffer, each line `made` + stagingLine) and is written as it is when `made` is the
+ * shard's prefix (its metadata came before its data), else with each line's prefix replaced (COPY
+ * text escapes every newline inside a value: a newline ends a row). A turn of the event loop
+ * between batches, so a shard of tens of thousands of records does not block other requests.
  */
-export async function stageRecords(copy: CopyIn, partnerId: string, nonce: string, shard: number, records: Iterable<FeedRecord>, batch: number): Promise<void> {
-  const prefix = `${copyText(partnerId)}\t${copyText(nonce)}\t${shard}\t`;
+export async function stageRecords(copy: CopyIn, prefix: string, batches: readonly Buffer[], made: string): Promise<void> {
   async function* lines() {
-    let text = '';
-    let n = 0;
-    for (const r of records) {
-      text += `${prefix}${copyText(r.venueId)}\t${r.date}\t${r.partySize}\t${copyText(r.areaId)}\t${copyText(r.duration)}\t${copyText(JSON.stringify(r.slots.map(slotWire)))}\n`;
-      if (++n % batch === 0) {
-        yield text;
-        text = '';
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+    for (const batch of batches) {
+      yield made === prefix ? batch : `${batch.toString('utf8').slice(0, -1).split('\n').map((l) => prefix + l.slice(made.length)).join('\n')}\n`;
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    if (text !== '') yield text;
   }
   await copy('rms_feed_staging', STAGING_COLUMNS, lines());
 }

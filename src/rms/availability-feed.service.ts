@@ -1,14 +1,18 @@
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { snapshotRead, transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
-import { isOlderFeed, MAX_PROBLEMS, readRecord, type FeedRecord } from './availability-feed.fns.ts';
+import { ShardCollector, type ReadShard } from './availability-feed-shard.fns.ts';
+import { isOlderFeed } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, SNAPSHOT_NONCE, snapshotVenueCopy, snapshotVenuePage, snapshotVenueRows, stageRecords,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, SNAPSHOT_NONCE,
+  snapshotVenueCopy, snapshotVenuePage, snapshotVenueRows, stageRecords, stagingLine, stagingPrefix,
   type SnapshotPageKey, type SnapshotRow,
 } from './availability-feed.repository.ts';
-import { MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
+import { FEED_BODY_LIMIT, MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
+import { FeedJsonError, FeedJsonReader } from './feed-json.fns.ts';
 import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 
 // DESIGN 8.3b: the availability feed. Each shard is checked record by record (a bad one: 400 naming
@@ -16,14 +20,15 @@ import { readTime, ShapeError, type Slot } from './rms-client.fns.ts';
 // the transaction of the last shard of a nonce also replaces the partner's snapshot, so readers see
 // the old snapshot or the new one, never a mix. Every shard of one partner is serialised by an
 // advisory lock (any order, any process), so two nonces completing at once replace the snapshot one
-// after the other and it is always exactly one nonce's records (DESIGN 8.8d). Large shards are
-// checked in batches and staged with one COPY written in batches, with a yield to the event loop between them, so other requests
-// keep being served.
+// after the other and it is always exactly one nonce's records (DESIGN 8.8d). A shard's body is read
+// as it arrives, record by record (feed-json.fns.ts, availability-feed-shard.fns.ts), never parsed
+// whole; its records' COPY text is kept as bytes until the whole body is checked, then staged with
+// one COPY written in batches, with a yield to the event loop between them, so other requests keep
+// being served. Nothing touches the database before the last byte is read and checked.
 
 const BATCH = 500;
 /** A feed with no new shard for this long is forgotten (the RMS sends a new one). */
 const ABANDONED_MS = 24 * 3600_000;
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A feed that became the partner's snapshot (DESIGN 8.3b), as its listeners hear it. */
 export interface FeedCompletion { partnerId: string; nonce: string; at: Date }
@@ -49,18 +54,23 @@ export interface SnapshotAvailability {
 }
 
 /**
- * A shard as checked: when its feed was generated, and its records as sent, every one valid. They
- * are read again (readRecord) as they are staged rather than kept read: a 50,000-record shard's
- * records read at once were about 37 MiB more per shard, and the service's RSS grew by 335 MiB
- * over a 1,000,000-record feed (bench/bulk.ts).
+ * A shard as checked: when its feed was generated, and its records' COPY text (every record valid).
+ * Neither the body's text nor its records as objects are kept: a 14 MiB shard held both (27 MiB of
+ * heap each), and the service's RSS grew by 201-246 MiB over a 1,000,000-record feed (bench/bulk.ts).
  */
 interface Shard {
   nonce: string;
   number: number;
   total: number;
   feedDate: Date | null;
-  records: readonly unknown[];
+  count: number;
+  batches: readonly Buffer[];
+  /** What each line of `batches` begins with (stageRecords). */
+  made: string;
 }
+
+/** Checks the body as the route's schema does, `data` set aside (its records counted): the problems, or null. */
+export type FeedBodyCheck = (skeleton: unknown, records: number) => FieldProblems | null;
 
 /** What storing a shard came to. */
 type Stored =
@@ -75,37 +85,65 @@ interface ShardReceipt {
   totalShards: number;
 }
 
-/** A checked shard's records, read one at a time as they are staged. */
-function* readRecords(data: readonly unknown[]): Generator<FeedRecord> {
-  for (let i = 0; i < data.length; i++) {
-    const r = readRecord(data[i], i);
-    if (Array.isArray(r)) throw new Error(`record ${i} was checked and is now invalid: ${r.join(' ')}`);
-    yield r;
-  }
+/**
+ * A shard's body read to its end as it arrives (at most `limit` bytes), each chunk handed to the
+ * reader at once. Stops at the first chunk over the limit or that cannot be JSON; what is left of
+ * the body is not read (the HTTP server discards it once answered, as Fastify's own parser does).
+ */
+function readBody(source: Readable, limit: number, reader: FeedJsonReader): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const stop = (err?: AppError) => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      if (err) reject(err);
+      else resolve();
+    };
+    const notJson = (err: unknown) => {
+      if (!(err instanceof FeedJsonError)) throw err;
+      return reader.empty ? new AppError('bad_request', 'The request body is empty but its Content-Type says JSON.') : new AppError('bad_request', 'The request body is not valid JSON.');
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) return stop(tooLarge(limit));
+      try {
+        reader.push(chunk);
+      } catch (err) {
+        stop(notJson(err));
+      }
+    };
+    const onEnd = () => {
+      try {
+        reader.end();
+        stop();
+      } catch (err) {
+        stop(notJson(err));
+      }
+    };
+    const onError = () => stop(new AppError('bad_request', 'The request body could not be read to its end (the upload was cut).'));
+    source.on('data', onData);
+    source.on('end', onEnd);
+    source.on('error', onError);
+    source.resume();
+  });
 }
+
+/** The shard's own columns as its metadata, not yet checked, gives them; '' when they cannot be the checked ones. */
+function prefixOf(partnerId: string, metadata: unknown): string {
+  const m = metadata as { nonce?: unknown; shard_number?: unknown } | null;
+  return typeof m?.nonce === 'string' && Number.isSafeInteger(m.shard_number) ? stagingPrefix(partnerId, m.nonce, m.shard_number as number) : '';
+}
+
+export const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body is larger than the limit of ${limit / 1048576} MiB for a feed shard; send the feed in more shards.`);
 
 export function createFeedService(deps: FeedDeps) {
   const { db, clock, log } = deps;
   const listeners: FeedCompleteListener[] = [];
 
-  /** The problems of a shard's records, null when there is none. */
-  async function checkRecords(data: unknown[]): Promise<FieldProblems | null> {
-    const problems: FieldProblems = {};
-    let count = 0;
-    for (let i = 0; i < data.length; i++) {
-      const r = readRecord(data[i], i);
-      if (Array.isArray(r)) {
-        (problems[r[0]] ??= []).push(r[1]);
-        if (++count >= MAX_PROBLEMS) break;
-      }
-      if (i % BATCH === BATCH - 1) await yieldToLoop();
-    }
-    return count > 0 ? problems : null;
-  }
-
   /** The shard, or the 400 naming what is wrong with it. */
-  async function checkShard(body: FeedBody): Promise<Shard | AppError> {
-    const { nonce, shard_number: number, total_shards: total, date } = body.metadata;
+  function checkShard(metadata: FeedBody['metadata'], read: ReadShard): Shard | AppError {
+    const { nonce, shard_number: number, total_shards: total, date } = metadata;
     if (number >= total) return validationFailed({ 'metadata.shard_number': [`must be less than total_shards (${total}); shards count from 0`] });
     let feedDate: Date | null = null;
     if (date !== undefined) {
@@ -116,9 +154,8 @@ export function createFeedService(deps: FeedDeps) {
         return validationFailed({ 'metadata.date': ['must be ISO 8601 with an offset or Unix seconds'] });
       }
     }
-    const problems = await checkRecords(body.data);
-    if (problems) return validationFailed(problems, `The shard has invalid records; nothing of nonce ${nonce} is kept: send every shard again.`);
-    return { nonce, number, total, feedDate, records: body.data };
+    if (read.problems) return validationFailed(read.problems, `The shard has invalid records; nothing of nonce ${nonce} is kept: send every shard again.`);
+    return { nonce, number, total, feedDate, count: read.count, batches: read.batches, made: read.prefix };
   }
 
   /** Everything of a nonce, dropped after a bad shard: the RMS sends every shard again. */
@@ -146,8 +183,8 @@ export function createFeedService(deps: FeedDeps) {
   }
 
   async function stage(tx: Executor, copy: CopyIn, partnerId: string, shard: Shard, now: Date): Promise<void> {
-    if (shard.records.length > 0) await stageRecords(copy, partnerId, shard.nonce, shard.number, readRecords(shard.records), BATCH);
-    await recordShard(tx, partnerId, shard.nonce, shard.number, shard.total, shard.feedDate, shard.records.length, now);
+    if (shard.count > 0) await stageRecords(copy, stagingPrefix(partnerId, shard.nonce, shard.number), shard.batches, shard.made);
+    await recordShard(tx, partnerId, shard.nonce, shard.number, shard.total, shard.feedDate, shard.count, now);
   }
 
   /** Every shard of the nonce is in: it replaces the partner's snapshot (availability_feed.processed). */
@@ -171,9 +208,22 @@ export function createFeedService(deps: FeedDeps) {
       listeners.push(listener);
     },
 
-    async receive(partnerId: string, body: FeedBody): Promise<ShardReceipt> {
-      const { nonce, total_shards: total } = body.metadata;
-      const shard = await checkShard(body);
+    /**
+     * One shard, its body read from `body` as it arrives (undefined: none was sent). The 400s come
+     * in the order a body parsed whole met them: not JSON; a NUL anywhere (the input guard's);
+     * the body's schema (`check`); then the shard's own checks and its records, which also forget
+     * the nonce.
+     */
+    async receive(partnerId: string, body: Readable | undefined, check: FeedBodyCheck): Promise<ShardReceipt> {
+      const collector = new ShardCollector(stagingLine, (m) => prefixOf(partnerId, m), BATCH);
+      if (body) await readBody(body, FEED_BODY_LIMIT, new FeedJsonReader(collector));
+      const read = collector.result();
+      if (Object.keys(read.nul).length > 0) throw validationFailed(read.nul);
+      const invalid = check(body ? read.skeleton : undefined, read.count);
+      if (invalid) throw validationFailed(invalid);
+      const { metadata } = read.skeleton as FeedBody;
+      const { nonce, total_shards: total } = metadata;
+      const shard = checkShard(metadata, read);
       if (shard instanceof AppError) {
         await forget(partnerId, nonce);
         throw shard;

@@ -26,7 +26,7 @@ export async function ensureSandboxChannels(deps: {
   previous: SandboxChannel[];
   partnerId: string;
   venueIds: string[];
-  channels: Pick<ChannelsService, 'create' | 'linkVenues'>;
+  channels: Pick<ChannelsService, 'create' | 'linkVenues' | 'linkedVenues'>;
   access: Pick<ChannelAccessService, 'issue' | 'authenticateKey' | 'authenticateBasic'>;
   log: Logger;
 }): Promise<SandboxChannel[]> {
@@ -44,7 +44,11 @@ export async function ensureSandboxChannels(deps: {
       const issued = await deps.access.issue(created.id, protocol);
       channel = { id: created.id, protocol, name: created.name, credentials: issued.credentials };
     }
-    await deps.channels.linkVenues(deps.partnerId, channel.id, deps.venueIds);
+    // A restart finds the venues linked: one read instead of the link's transaction, which also
+    // bumped the partner's venue-list version at every start. A link removed meanwhile is made again.
+    const linked = new Set(await deps.channels.linkedVenues(channel.id, deps.venueIds));
+    const missing = deps.venueIds.filter((id) => !linked.has(id));
+    if (missing.length > 0) await deps.channels.linkVenues(deps.partnerId, channel.id, missing);
     out.push(channel);
   }
   deps.log.info({ channels: out.map((c) => ({ id: c.id, protocol: c.protocol })) }, 'sandbox booking channels ready');

@@ -48,7 +48,7 @@ export async function connectSandboxGoogle(deps: {
   google: MapsBookingSimulator;
   dataDir: string;
   channelId: string;
-  googleRtu: Pick<GoogleRtuService, 'trust' | 'configure'>;
+  googleRtu: Pick<GoogleRtuService, 'trust' | 'configure' | 'isConfiguredAs'>;
   log: Logger;
 }): Promise<SandboxGoogleApi> {
   const { google, dataDir } = deps;
@@ -60,7 +60,11 @@ export async function connectSandboxGoogle(deps: {
   }
   // The simulator's port may have changed since the key file was written: its token endpoint is this one.
   const serviceAccount = JSON.stringify({ ...key, token_uri: google.tokenUri });
-  await deps.googleRtu.configure({ channel: deps.channelId, partnerId: SANDBOX_GOOGLE_PARTNER, serviceAccount, apiBase: google.baseUrl });
+  const config = { channel: deps.channelId, partnerId: SANDBOX_GOOGLE_PARTNER, serviceAccount, apiBase: google.baseUrl };
+  // A restart whose simulator kept its port and key file finds the channel configured so: one read
+  // instead of sealing the key again and rewriting the row. A changed port or key, a disabled or
+  // missing configuration is written as at the first start.
+  if (!(await deps.googleRtu.isConfiguredAs(config))) await deps.googleRtu.configure(config);
   deps.log.info({ google: google.baseUrl }, 'sandbox Google Maps Booking API connected');
   return { baseUrl: google.baseUrl, partnerId: SANDBOX_GOOGLE_PARTNER, calls: `${google.baseUrl}/_control/calls`, readKey: google.readKey };
 }

@@ -53,7 +53,7 @@ export async function connectSandboxRms(deps: {
     await deps.bookingServices.put(partnerId, { baseUrl: rms.baseUrl, apiKey: rms.apiKey });
   }
   const venues: SandboxRms['venues'] = [];
-  for (const v of await rms.control.listVenues()) {
+  for (const v of rms.venues()) {
     const content = {
       name: v.name, city: v.timezone.split('/')[1]?.replace(/_/g, ' ') ?? 'London', countryCode: COUNTRY_OF_ZONE[v.timezone] ?? 'GB',
       currency: v.currency, timezone: v.timezone,

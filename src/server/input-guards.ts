@@ -22,7 +22,7 @@ import { errorBody, errorHeaders, familyOf, sendError, unservedRequest } from '.
  */
 export const MAX_PARAM_LENGTH = 2048;
 
-const NUL_PROBLEM = 'must not contain a NUL character (U+0000)';
+export const NUL_PROBLEM = 'must not contain a NUL character (U+0000)';
 
 /** Every field under `value` holding a NUL, by name (`items[0].sku`, keys included). */
 export function nulFields(value: unknown, path = '', out: string[] = [], depth = 0): string[] {

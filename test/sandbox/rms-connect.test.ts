@@ -19,7 +19,7 @@ function fakes(stored: Record<string, Partial<Venue>>) {
   const upserts: string[] = [];
   const rms = {
     baseUrl: 'https://127.0.0.1:1', apiKey: 'rms-key', ca: 'ca',
-    control: { listVenues: async () => RMS_VENUES },
+    venues: () => RMS_VENUES,
     setTableside: () => {},
   } as unknown as RmsSimulator;
   const venues = {
