@@ -5,6 +5,10 @@
 // install without dev dependencies) they are loaded through tsx, as before.
 import { ensureBuilt } from './build.mjs';
 
+// What NODE_EXTRA_CA_CERTS was when Node started, which Node's default TLS context already trusts:
+// src/lib/tls.ts (trustingContext) then need not parse the same bundle again for every context.
+globalThis[Symbol.for('tableside.extraCaAtStart')] = process.env.NODE_EXTRA_CA_CERTS ?? '';
+
 const entry = await ensureBuilt();
 if (entry) {
   const { main } = await import(entry);

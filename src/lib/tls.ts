@@ -64,10 +64,16 @@ export function loadTlsFiles(certFile: string, keyFile: string): TlsMaterial {
 
 const trustingContexts = new Map<string, SecureContext>();
 
-/** NODE_EXTRA_CA_CERTS's certificates; none when it cannot be read, as Node itself does (it warns at start). */
+/**
+ * NODE_EXTRA_CA_CERTS's certificates; none when it cannot be read, as Node itself does (it warns at
+ * start), or when it is still what Node read at start (recorded by bin/tableside.mjs): Node's default
+ * context, which trustingContext copies, holds them already. Parsing a system bundle again was about
+ * 20 ms of CPU per context (144 certificates), on every start that calls a POS or an RMS.
+ */
 function extraFromEnv(): string[] {
   const file = process.env.NODE_EXTRA_CA_CERTS;
   if (!file) return [];
+  if ((globalThis as Record<symbol, unknown>)[Symbol.for('tableside.extraCaAtStart')] === file) return [];
   try {
     return [readFileSync(file, 'utf8')];
   } catch {
