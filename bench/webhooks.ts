@@ -18,9 +18,12 @@
 // - a payment's latency (sandbox venue, immediate POS, one at a time) with no endpoint and with
 //   BENCH_ENDPOINTS endpoints subscribed to payment.confirmed, as a ratio (printed).
 // Options: BENCH_EVENTS (2000), BENCH_ENDPOINTS (2: every event goes to each), BENCH_CONCURRENCY (16),
-// BENCH_LATENCY_EVENTS (500), BENCH_LATENCY_RATE (50), BENCH_PAYMENTS (100 per phase; 0 skips the payments).
+// BENCH_LATENCY_EVENTS (500), BENCH_LATENCY_RATE (50), BENCH_PAYMENTS (100 per phase; 0 skips the payments),
+// BENCH_CPU_PROF=<dir>: a V8 CPU profile of the bare loop and of the outbox backlog phase alone
+// (bare.cpuprofile, backlog.cpuprofile; the process runs both, so `node --cpu-prof` would mix them).
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -125,6 +128,22 @@ const cpuPer = async (before: Awaited<ReturnType<typeof cpuSnapshot>>, n: number
 };
 const cpuLines: string[] = [];
 
+// BENCH_CPU_PROF: profiles one phase (started before it, written when it ends).
+const PROF_DIR = process.env.BENCH_CPU_PROF;
+const profiling = async (name: string): Promise<() => Promise<void>> => {
+  if (!PROF_DIR) return async () => {};
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(PROF_DIR, { recursive: true });
+    writeFileSync(join(PROF_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+};
+
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 try {
@@ -135,6 +154,7 @@ try {
   const body = JSON.stringify({ type: 'order.closed', timestamp: new Date().toISOString(), data: { orderId: 'x', entityId: 'x', sequence: 1 } });
   const total = EVENTS * ENDPOINTS;
   let next = 0;
+  const bareProfiled = await profiling('bare');
   const bareCpu = await cpuSnapshot();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -153,6 +173,7 @@ try {
   }));
   const bareSeconds = (performance.now() - t0) / 1000;
   cpuLines.push(`bare: ${await cpuPer(bareCpu, total)}, ${connections} TLS connections`);
+  await bareProfiled();
   connections = 0;
   await agent.close();
   received = 0;
@@ -199,12 +220,14 @@ try {
     await emitAll(EVENTS, 'order', () => {});
     emitSeconds = (performance.now() - te) / 1000;
     const done = waitFor(total);
+    const backlogProfiled = await profiling('backlog');
     const backlogCpu = await cpuSnapshot();
     const t1 = performance.now();
     await service.runner.start();
     await done;
     serviceSeconds = (performance.now() - t1) / 1000;
     cpuLines.push(`service, outbox backlog: ${await cpuPer(backlogCpu, total)}, ${connections} TLS connections`);
+    await backlogProfiled();
 
     // Deliveries while events are emitted by 8 transactions at once (as fast as they go: faster than
     // they can be delivered on this machine, so a queue builds; its rate is recorded).

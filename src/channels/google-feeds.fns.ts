@@ -121,7 +121,7 @@ function addSorted(sorted: number[], n: number): boolean {
  * in availabilityOf's order, and one function serves one venue of one feed.
  */
 export function recordTexts(venue: FeedVenue, fromSec: number, toSec: number): (record: VenueRecord, out: string[]) => void {
-  const head = `{"merchant_id":${JSON.stringify(venue.id)},"service_id":${JSON.stringify(SERVICE_ID)},"start_sec":`;
+  const head = recordHead(venue.id);
   const maxSize = partySizesOf(venue);
   // Per party size, the slot times written (availabilityOf's `${start}|${size}` keys), as seconds
   // from `fromSec` in a sorted array: small integers, 4 bytes each, appended as a venue's slots come
@@ -138,6 +138,124 @@ export function recordTexts(venue: FeedVenue, fromSec: number, toSec: number): (
       const total = Math.max(0, s.totalSpots);
       out.push(`${head}${jsonNumber(s.startSec)}${duration}${jsonNumber(total)},"spots_open":${jsonNumber(Math.min(Math.max(0, s.openSpots), total))}${tail}`);
     }
+  };
+}
+
+/** The text of a Google availability record up to its start time (recordTexts writes records so). */
+export const recordHead = (venueId: string) => `{"merchant_id":${JSON.stringify(venueId)},"service_id":${JSON.stringify(SERVICE_ID)},"start_sec":`;
+
+/** How every record text of the feeds begins when records are written one after the other, each after a comma. */
+const RECORD_START = Buffer.from(',{"merchant_id":');
+
+/**
+ * Where the `n`th record (from 0) of `bytes[from, to)` begins: records as availabilityBytes writes
+ * them, each after a comma (RECORD_START, which no record holds inside: its fields are the merchant
+ * id, a uuid, and numbers); `to` when there are n records or fewer.
+ */
+export function nthRecordAt(bytes: Buffer, from: number, to: number, n: number): number {
+  let at = from;
+  for (let i = 0; i < n && at !== -1 && at < to; i++) at = bytes.indexOf(RECORD_START, at + 1);
+  return at === -1 || at > to ? to : at;
+}
+
+/** Bytes laid out in one buffer, reused (grown as needed): a batch of records before it is written. */
+export class OutBytes {
+  bytes = Buffer.allocUnsafe(1 << 16);
+  length = 0;
+
+  /** Room for `n` more bytes. */
+  reserve(n: number): Buffer {
+    if (this.length + n > this.bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.length + n));
+      this.bytes.copy(bigger, 0, 0, this.length);
+      this.bytes = bigger;
+    }
+    return this.bytes;
+  }
+}
+
+const bytesOf = (text: string) => Buffer.from(text, 'latin1');
+const DURATION = bytesOf(',"duration_sec":');
+const TOTAL = bytesOf(',"spots_total":');
+const OPEN = bytesOf(',"spots_open":');
+const PARTY = bytesOf(',"resources":{"party_size":');
+const END = bytesOf('}}');
+
+/**
+ * availabilityOf's records of one venue as their JSON text (exactly recordTexts' text: a test holds
+ * them equal), written as bytes into `out`, each after a comma, from the slots PostgreSQL read for
+ * them (snapshotVenueBatches: lines `<party size><TAB><duration><TAB><start>,<total>,<open>,…`, of
+ * party sizes the venue's feed covers); returns how many. No string or object is made per record:
+ * numbers are copied as the snapshot holds them when whole and written unchanged (anything else is
+ * written as JSON.stringify would). It keeps availabilityOf's state (a slot time is kept once per
+ * party size, the first), so it is given the venue's lines in availabilityOf's order, and one
+ * function serves one venue of one feed.
+ */
+export function availabilityBytes(venue: FeedVenue, fromSec: number, toSec: number): (lines: Buffer, out: OutBytes) => number {
+  const head = Buffer.from(`,${recordHead(venue.id)}`);
+  // As recordTexts: per party size the start times written, as seconds from fromSec, sorted.
+  const seen = new Map<number, number[]>();
+  return (lines, out) => {
+    let count = 0;
+    let o = out.length;
+    let b: Buffer = out.bytes;
+    // Copies src[from, to) to out; a JavaScript loop: the pieces are a few bytes each.
+    const put = (src: Uint8Array, from: number, to: number) => {
+      for (let i = from; i < to; i++) b[o++] = src[i]!;
+    };
+    // The number at lines[from, to): its digits when it is a plain whole number, else as JSON reads it.
+    const plain = (from: number, to: number) => {
+      let n = 0;
+      let i = from;
+      for (let c = lines[i]!; i < to && c >= 48 && c <= 57; c = lines[++i]!) n = n * 10 + c - 48;
+      return i === to && to > from && to - from <= 15 ? n : Number(lines.toString('latin1', from, to));
+    };
+    // `n`, which lines[from, to) holds unless a rule changed it: those bytes, else n as JSON.stringify writes it.
+    const num = (n: number, from: number, to: number) => {
+      if (to - from <= 15 && plain(from, to) === n && (n !== 0 || to - from === 1)) return put(lines, from, to);
+      const text = Buffer.from(JSON.stringify(n), 'latin1');
+      put(text, 0, text.length);
+    };
+    for (let at = 0; at < lines.length;) {
+      const tab1 = lines.indexOf(9, at);
+      const tab2 = lines.indexOf(9, tab1 + 1);
+      let eol = lines.indexOf(10, tab2);
+      if (eol === -1) eol = lines.length;
+      const partySize = plain(at, tab1);
+      let starts = seen.get(partySize);
+      if (!starts) seen.set(partySize, (starts = []));
+      // A record without slots (`\N`) has none to write.
+      for (let i = lines[tab2 + 1] === 92 ? eol : tab2 + 1; i < eol;) {
+        const c1 = lines.indexOf(44, i);
+        const c2 = lines.indexOf(44, c1 + 1);
+        let c3 = lines.indexOf(44, c2 + 1);
+        if (c3 === -1 || c3 > eol) c3 = eol;
+        const start = plain(i, c1);
+        if (start >= fromSec && start < toSec && addSorted(starts, start - fromSec)) {
+          const total = Math.max(0, plain(c1 + 1, c2));
+          const open = Math.min(Math.max(0, plain(c2 + 1, c3)), total);
+          // Room for this record: its fixed parts, and its numbers at their longest.
+          b = out.reserve(head.length + 256 + (tab2 - at));
+          o = out.length;
+          put(head, 0, head.length);
+          num(start, i, c1);
+          put(DURATION, 0, DURATION.length);
+          num(plain(tab1 + 1, tab2), tab1 + 1, tab2);
+          put(TOTAL, 0, TOTAL.length);
+          num(total, c1 + 1, c2);
+          put(OPEN, 0, OPEN.length);
+          num(open, c2 + 1, c3);
+          put(PARTY, 0, PARTY.length);
+          num(partySize, at, tab1);
+          put(END, 0, END.length);
+          out.length = o;
+          count++;
+        }
+        i = c3 + 1;
+      }
+      at = eol + 1;
+    }
+    return count;
   };
 }
 

@@ -9,61 +9,34 @@ import { localDateText } from '../lib/iso/timezones.ts';
 import type { FeedService } from '../rms/availability-feed.service.ts';
 import { rmsOf } from '../rms/venues.service.ts';
 import { findChannel, type ChannelIdentity } from './access.repository.ts';
+import { appendFile, producedStream, writeAll } from './google-feeds.bytes.ts';
 import { allLinkedVenues, type FeedVenueRow } from './channel-api.repository.ts';
 import {
-  availabilityFrame, catalogueFiles, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, recordTexts, shardName, type FeedKind,
+  availabilityBytes, availabilityFrame, catalogueFiles, DEFAULT_DURATION_SEC, DEFAULT_SHARD_SIZE, feedMetadata, HORIZON_DAYS, horizonOf, nthRecordAt, OutBytes,
+  partySizesOf, shardName, type FeedKind,
 } from './google-feeds.fns.ts';
 
 // Google's feeds for a google-v3 channel (DESIGN 8.4c), built from the complete RMS snapshots
 // (8.3b) of the venues linked to it: `tableside feeds export` writes them as files, and
 // GET /v1/feeds/{channelId}/{kind} serves the latest to the channel itself.
 //
-// Both stream (DESIGN 8.8e) and read the snapshots once: a venue's records are read a batch of rows
-// at a time and each record is written as JSON text as it is read (recordTexts), so neither a
-// venue's records nor a shard is ever held whole (bench/bulk.ts: RSS). Every shard's metadata and
-// name carry total_shards, known only once every record is counted: the export writes each shard's
+// Both stream (DESIGN 8.8e) and read the snapshots once: a venue's records come as bytes (on
+// PostgreSQL one COPY of their slot numbers, the next venue read while this one is written), and
+// each batch of them is written as Google's JSON into one reused buffer (availabilityBytes, exactly
+// recordTexts' text), so neither the feed nor a shard is ever held whole, and no record is ever a
+// string or an object in the process (bench/bulk.ts: RSS). Every shard's metadata and name carry
+// total_shards, known only once every record is counted: the export writes each shard's
 // records to a part file as they come, and when the last is written, each part becomes its shard
 // (head, the part, tail). Before, PostgreSQL counted every venue's records in a first pass, which
 // cost more than reading them. A snapshot replaced while the export reads it (the nonce of a batch
 // differs from the partner's first) makes it fail, rather than write a set of two snapshots.
 
-/** Snapshot rows per statement: a batch of a venue's records, small enough to die young in V8's heap. */
+/** Snapshot records per batch (per statement on PGlite). */
 const ROWS_PER_READ = 100;
-/** Text written to a part file at once. */
-const PIECE_CHARS = 64 * 1024;
-
-/**
- * The export's file writes go through one buffer of its own: a Buffer made for every write (a
- * string written, a read stream's chunk) lives outside V8's heap and is freed only when V8 next
- * collects, which it does late for those: the export's RSS rose 30 MiB while it copied the parts.
- */
-class FileBuffer {
-  // A UTF-16 unit is at most 3 bytes of UTF-8: a piece of PIECE_CHARS always fits.
-  private readonly bytes = Buffer.allocUnsafe(3 * PIECE_CHARS);
-
-  async writeText(file: FileHandle, text: string): Promise<void> {
-    if (text.length > PIECE_CHARS) throw new Error(`a piece of ${text.length} characters`);
-    await this.writeAll(file, this.bytes.write(text, 'utf8'));
-  }
-
-  /** Appends the whole file at `path` to `file`. */
-  async copy(path: string, file: FileHandle): Promise<void> {
-    const from = await open(path, 'r');
-    try {
-      for (;;) {
-        const { bytesRead } = await from.read(this.bytes, 0, this.bytes.length, null);
-        if (bytesRead === 0) return;
-        await this.writeAll(file, bytesRead);
-      }
-    } finally {
-      await from.close();
-    }
-  }
-
-  private async writeAll(file: FileHandle, length: number): Promise<void> {
-    for (let at = 0; at < length;) at += (await file.write(this.bytes, at, length - at)).bytesWritten;
-  }
-}
+/** A buffer of the export's, for the parts' copy into their shards. */
+const COPY_BYTES = 256 * 1024;
+/** The HTTP feed's pieces: strings well under V8's large-object size (128 KiB), which would go to its old generation at once. */
+const PIECE_BYTES = 64 * 1024;
 
 export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>; clock: Clock; feed: Pick<FeedService, 'snapshotVenueBatches'> }) {
   async function googleChannel(channelId: string): Promise<ChannelIdentity> {
@@ -80,90 +53,114 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
   }
 
   /**
-   * The feed's records as JSON text, in feed order, a batch of snapshot rows at a time. `oneSnapshot`
-   * (the export): every venue of a partner from the same snapshot; else each venue from one (the
-   * HTTP feed, as when a venue was read in one statement). A replace in between: 409, or for the
-   * HTTP feed a stream ended in error, which its reader sees as a cut-off document.
+   * The feed's records as JSON text, in feed order, a batch of snapshot rows at a time: `take` is
+   * given each batch's records as bytes (`bytes[0, length)`, every record after a comma) and how
+   * many; the bytes are reused once what it returns is done. `oneSnapshot` (the export): every
+   * venue of a partner from the same snapshot; else each venue from one (the HTTP feed, as when a
+   * venue was read in one statement). A replace in between: 409, or for the HTTP feed a stream
+   * ended in error, which its reader sees as a cut-off document.
    */
-  async function* recordBatches(venues: FeedVenueRow[], now: Date, oneSnapshot: boolean): AsyncGenerator<string[]> {
+  async function eachBatch(
+    venues: FeedVenueRow[], now: Date, oneSnapshot: boolean, take: (bytes: Buffer, length: number, count: number) => Promise<void>,
+  ): Promise<void> {
     const { from, to } = horizonOf(now);
     const nonces = new Map<string, string>();
-    for (const v of venues) {
-      const rms = rmsOf(v);
-      if (!rms) continue;
+    const out = new OutBytes();
+    // The next venue is read (into the other scratch buffer) while this one's records are written:
+    // PostgreSQL writes one while the process writes the other.
+    const scratches = [{ bytes: Buffer.alloc(0) }, { bytes: Buffer.alloc(0) }];
+    const linked = venues.flatMap((v) => { const rms = rmsOf(v); return rms ? [{ v, rms }] : []; });
+    const read = (i: number) => {
+      const { v, rms } = linked[i]!;
       const dates = datesOf(v, now);
-      const write = recordTexts(v, from, to);
-      const key = oneSnapshot ? rms.partnerId : v.id;
-      for await (const batch of feed.snapshotVenueBatches(rms.partnerId, rms.rmsVenueId, dates.from, dates.to, ROWS_PER_READ)) {
-        if ((nonces.get(key) ?? batch.nonce) !== batch.nonce) throw conflict('An RMS availability snapshot was replaced while the feed was read; run it again.');
-        nonces.set(key, batch.nonce);
-        const texts: string[] = [];
-        for (const r of batch.records) write(r, texts);
-        yield texts;
-      }
-    }
-  }
-
-  /** The unsharded availability feed's JSON, in pieces of at most about PIECE_CHARS. */
-  async function* availabilityText(venues: FeedVenueRow[], nonce: string, now: Date): AsyncGenerator<string> {
-    const { head, tail } = availabilityFrame(feedMetadata(nonce, horizonOf(now).generation, 0, 1));
-    let piece = head;
-    let first = true;
-    for await (const texts of recordBatches(venues, now, false)) {
-      for (const text of texts) {
-        piece += first ? text : `,${text}`;
-        first = false;
-        if (piece.length >= PIECE_CHARS) {
-          yield piece;
-          piece = '';
+      const sizes = { maxPartySize: partySizesOf(v), defaultDuration: DEFAULT_DURATION_SEC };
+      const batches = feed.snapshotVenueBatches(rms.partnerId, rms.rmsVenueId, dates.from, dates.to, { rows: ROWS_PER_READ, sizes, scratch: scratches[i % 2]! });
+      const first = batches.next();
+      first.catch(() => {}); // heard when awaited; not before, if the reader stopped first
+      return { batches, first };
+    };
+    let next = linked.length > 0 ? read(0) : null;
+    try {
+      for (let i = 0; next; i++) {
+        const { batches, first } = next;
+        const { v, rms } = linked[i]!;
+        const write = availabilityBytes(v, from, to);
+        const key = oneSnapshot ? rms.partnerId : v.id;
+        next = null;
+        for (let step = await first; !step.done; step = await batches.next()) {
+          // The next venue's read starts once this one's has ended (its batches are views of one buffer).
+          if (!next && i + 1 < linked.length) next = read(i + 1);
+          const batch = step.value;
+          if ((nonces.get(key) ?? batch.nonce) !== batch.nonce) throw conflict('An RMS availability snapshot was replaced while the feed was read; run it again.');
+          nonces.set(key, batch.nonce);
+          out.length = 0;
+          const count = write(batch.lines, out);
+          if (count > 0) await take(out.bytes, out.length, count);
         }
+        if (!next && i + 1 < linked.length) next = read(i + 1);
       }
+    } finally {
+      void next?.batches.return(undefined).catch(() => {});
     }
-    yield piece + tail;
   }
 
   /**
    * Writes the records of the availability feed in part files of `shardSize` records (the
    * shards' bodies, without head and tail), as they are read; returns the parts and the records.
    */
-  async function writeParts(venues: FeedVenueRow[], now: Date, outDir: string, shardSize: number, buffer: FileBuffer): Promise<{ parts: string[]; records: number }> {
+  async function writeParts(venues: FeedVenueRow[], now: Date, outDir: string, shardSize: number): Promise<{ parts: string[]; records: number }> {
     const parts: string[] = [];
     let file: FileHandle | undefined;
     let inShard = 0;
-    let piece = '';
     let records = 0;
     try {
-      for await (const texts of recordBatches(venues, now, true)) {
-        for (const text of texts) {
+      await eachBatch(venues, now, true, async (bytes, length, count) => {
+        for (let at = 0; count > 0;) {
           if (!file) {
             parts.push(join(outDir, `.availability-${String(parts.length).padStart(5, '0')}.part`));
             file = await open(parts.at(-1)!, 'w');
           }
-          const next = inShard === 0 ? text : `,${text}`;
-          if (piece.length + next.length > PIECE_CHARS) {
-            await buffer.writeText(file, piece);
-            piece = '';
-          }
-          piece += next;
-          records++;
-          if (++inShard === shardSize) {
-            await buffer.writeText(file, piece);
+          // The records that fill this shard; the rest go to the next one. A shard's first has no comma before it.
+          const n = Math.min(count, shardSize - inShard);
+          const end = n === count ? length : nthRecordAt(bytes, at, length, n);
+          await writeAll(file, bytes, inShard === 0 ? at + 1 : at, end);
+          [at, count, inShard, records] = [end, count - n, inShard + n, records + n];
+          if (inShard === shardSize) {
             await file.close();
-            [file, piece, inShard] = [undefined, '', 0];
+            [file, inShard] = [undefined, 0];
           }
         }
-      }
-      if (file) {
-        await buffer.writeText(file, piece);
-        await file.close();
-        file = undefined;
-      }
+      });
+      if (file) await file.close();
+      file = undefined;
       return { parts, records };
     } catch (err) {
       await file?.close();
       await Promise.all(parts.map((p) => rm(p, { force: true })));
       throw err;
     }
+  }
+
+  /**
+   * The unsharded availability feed's JSON: the head, the records in pieces of at most PIECE_BYTES,
+   * the tail. A piece is a string copied from the bytes (all ASCII: the ids are uuids, the rest numbers
+   * and field names), made as the socket wants it: it lives in V8's young generation until written.
+   */
+  function availabilityStream(venues: FeedVenueRow[], nonce: string, now: Date): Readable {
+    const { head, tail } = availabilityFrame(feedMetadata(nonce, horizonOf(now).generation, 0, 1));
+    return producedStream(async (push) => {
+      await push(head);
+      let first = true;
+      await eachBatch(venues, now, false, async (bytes, length) => {
+        for (let at = first ? 1 : 0; at < length;) {
+          const end = Math.min(length, at + PIECE_BYTES);
+          await push(bytes.toString('latin1', at, end));
+          at = end;
+        }
+        first = false;
+      });
+      await push(tail);
+    });
   }
 
   return {
@@ -181,8 +178,8 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
         await writeFile(join(outDir, f.name), JSON.stringify(f.document));
         files.push(f.name);
       }
-      const buffer = new FileBuffer();
-      const { parts, records } = await writeParts(venues, now, outDir, shardSize, buffer);
+      const { parts, records } = await writeParts(venues, now, outDir, shardSize);
+      const through = Buffer.allocUnsafe(COPY_BYTES);
       const shards = Math.max(1, parts.length);
       try {
         for (let i = 0; i < shards; i++) {
@@ -190,9 +187,9 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
           const name = shardName('availability', i, shards);
           const file = await open(join(outDir, name), 'w');
           try {
-            await buffer.writeText(file, head);
-            if (parts[i]) await buffer.copy(parts[i]!, file);
-            await buffer.writeText(file, tail);
+            await file.write(head);
+            if (parts[i]) await appendFile(file, parts[i]!, through);
+            await file.write(tail);
           } finally {
             await file.close();
           }
@@ -216,9 +213,7 @@ export function createFeedsService({ db, clock, feed }: { db: Pick<Db, 'kysely'>
       const now = clock.now();
       const venues = await allLinkedVenues(db.kysely, channel.id);
       const nonce = uuidv7();
-      // One piece read ahead of the client at most (a Readable's default is 16): text waiting for
-      // a slow socket lives long enough for V8 to move it to the old generation, collected late.
-      if (kind === 'availability') return Readable.from(availabilityText(venues, nonce, now), { highWaterMark: 1 });
+      if (kind === 'availability') return availabilityStream(venues, nonce, now);
       const file = catalogueFiles(venues, nonce, horizonOf(now).generation).find((f) => f.kind === kind)!;
       return Readable.from([JSON.stringify(file.document)]);
     },

@@ -8,7 +8,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { prepareRecurringStatements } from './auto-prepare.ts';
 import { SearchPathPostgresDialect } from './dialect.ts';
 
@@ -213,6 +213,41 @@ export async function transactionWithCopy<T>(db: Db, fn: (tx: Transaction<DB>, c
   } finally {
     await single.destroy();
     // A connection whose COPY or COMMIT failed midway is not reused.
+    client.release(failure);
+  }
+}
+
+/** What a snapshotRead's function is given: parameterised reads, and `COPY (…) TO STDOUT` whose output chunks go to `take`. */
+export interface SnapshotReader {
+  query<R>(text: string, values: unknown[]): Promise<R[]>;
+  copyOut(statement: string, take: (chunk: Buffer) => void): Promise<void>;
+}
+
+/**
+ * Reads in one REPEATABLE READ, READ ONLY transaction (every statement sees the same snapshot) on a
+ * pool client of its own (PostgreSQL only), which can also COPY out: the rows reach the caller as
+ * bytes, never as JavaScript strings (the Google feeds: bench/bulk.ts). `take` must copy what it
+ * keeps; a chunk is the socket's.
+ */
+export async function snapshotRead<T>(db: Db, fn: (reader: SnapshotReader) => Promise<T>): Promise<T> {
+  if (db.kind !== 'postgres') throw new Error('snapshotRead needs PostgreSQL');
+  const client = await db.pool.connect();
+  let failure: Error | undefined;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const result = await fn({
+      query: async (text, values) => (await client.query(text, values)).rows,
+      copyOut: async (statement, take) => {
+        for await (const chunk of client.query(copyTo(statement))) take(chunk as Buffer);
+      },
+    });
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    failure = err as Error;
+    throw err;
+  } finally {
+    // A connection whose read failed midway is not reused (its transaction ends with it).
     client.release(failure);
   }
 }

@@ -141,6 +141,14 @@ interface JobRow {
 
 const MAX_BACKOFF_MS = 5 * 60_000;
 const DEFAULT_LEASE_MS = 60_000;
+// Jobs in flight and claimed per statement. A webhook fan-out's first attempts run in flight too,
+// and most of a delivery's time is its POST (no connection held): at 32 / 10 the sender sat below
+// its 16 connections a third of the time between claims, and each claim, fan-out read and fan-out
+// write served 8 events. 64 / 16 keeps its connections busy and halves those statements
+// (bench/webhooks.ts: PostgreSQL CPU per delivery -25%, issue 28). A job holds a pool connection
+// only for its statements, so more in flight queue on the pool rather than grow it.
+const CONCURRENCY = 64;
+const BATCH_SIZE = 16;
 
 export interface JobRunnerOptions {
   db: Db;
@@ -149,7 +157,7 @@ export interface JobRunnerOptions {
   /** Longest idle wait between polls. */
   pollMs?: number;
   batchSize?: number;
-  /** Most jobs the poller runs at once (default 32). */
+  /** Most jobs the poller runs at once (default CONCURRENCY). */
   concurrency?: number;
 }
 
@@ -209,7 +217,7 @@ export class JobRunner {
 
   private async pollLoop(): Promise<void> {
     const pollMs = this.opts.pollMs ?? 1000;
-    const max = this.opts.concurrency ?? 32;
+    const max = this.opts.concurrency ?? CONCURRENCY;
     while (this.running) {
       try {
         await this.startDue(max);
@@ -245,7 +253,7 @@ export class JobRunner {
    */
   private async startDue(max: number): Promise<void> {
     for (;;) {
-      const room = Math.min(max - this.inFlight.size, this.opts.batchSize ?? 10);
+      const room = Math.min(max - this.inFlight.size, this.opts.batchSize ?? BATCH_SIZE);
       if (room <= 0) return;
       const claimed = await this.claim(room);
       for (const row of claimed) this.launch(row);
@@ -255,8 +263,8 @@ export class JobRunner {
 
   /** Runs a claimed job in the background, counted in flight until it ends. */
   private launch(row: JobRow, run?: JobDefinition['run']): void {
-    const max = this.opts.concurrency ?? 32;
-    const batchRoom = Math.min(this.opts.batchSize ?? 10, Math.ceil(max / 4));
+    const max = this.opts.concurrency ?? CONCURRENCY;
+    const batchRoom = Math.min(this.opts.batchSize ?? BATCH_SIZE, Math.ceil(max / 4));
     const running: Promise<void> = this.execute(row, run)
       .catch((err) => this.opts.log.error({ err, jobId: row.id }, 'job bookkeeping failed'))
       .finally(() => {
@@ -278,7 +286,7 @@ export class JobRunner {
     return rows[0]?.next ?? null;
   }
 
-  private async claim(limit: number = this.opts.batchSize ?? 10): Promise<JobRow[]> {
+  private async claim(limit: number = this.opts.batchSize ?? BATCH_SIZE): Promise<JobRow[]> {
     const kinds = [...this.kinds.keys()];
     if (kinds.length === 0) return [];
     // Due by the service's clock (tests drive it), leased by the database's: the lease is what keeps
@@ -343,7 +351,8 @@ export class JobRunner {
         this.launch({ id: claimedJob.id, kind: claimedJob.kind, dedupe_key: claimedJob.dedupeKey, payload: claimedJob.payload, run_at: claimedJob.runAt, attempts: 1, claims: 1 }, run);
       },
     };
-    const log = this.opts.log.child({ jobId: row.id, jobKind: row.kind });
+    // Made only when something is logged: a child logger per run was ~1% of the webhook bench's profile (issue 28).
+    const log = () => this.opts.log.child({ jobId: row.id, jobKind: row.kind });
     try {
       const result = await (run ? run(job, ctx) : definition.run(job, ctx));
       if (finished) return;
@@ -353,16 +362,16 @@ export class JobRunner {
         await sql`UPDATE jobs SET run_at = ${result.retryAt}, locked_by = NULL, locked_until = NULL, attempts = 0
                   WHERE ${claimed(fence)}`.execute(this.opts.db.kysely);
       } else {
-        await this.remove(this.opts.db.kysely, row).catch((err) => log.warn({ err }, 'job finished after its lease'));
+        await this.remove(this.opts.db.kysely, row).catch((err) => log().warn({ err }, 'job finished after its lease'));
       }
     } catch (err) {
       const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.min(row.attempts - 1, 16));
-      log.warn({ err, attempts: row.attempts, retryInMs: backoff }, 'job failed; will retry');
+      log().warn({ err, attempts: row.attempts, retryInMs: backoff }, 'job failed; will retry');
       await sql`UPDATE jobs SET run_at = ${new Date(this.opts.clock.now().getTime() + backoff)},
                   locked_by = NULL, locked_until = NULL, last_error = ${String((err as Error)?.message ?? err).slice(0, 2000)}
                 WHERE ${claimed(fence)}`
         .execute(this.opts.db.kysely)
-        .catch((e) => log.error({ err: e }, 'could not record a job failure'));
+        .catch((e) => log().error({ err: e }, 'could not record a job failure'));
     }
   }
 

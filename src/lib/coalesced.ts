@@ -2,26 +2,51 @@
 // a runner claims together start in the same turn, and the answers of concurrent POSTs often arrive
 // in the same turn, so a statement per job becomes a statement per batch (bench/webhooks.ts). Each
 // caller gets its own result; when the batch call fails, every caller of that batch gets its error.
+//
+// `oneAtATime`: while a batch runs, the calls made meanwhile (in any turn) wait and go together as
+// the next batch once it ends. For a statement whose batches would otherwise be as small as the
+// turns are many (successes recorded as their POSTs' answers trickle in, one commit each): a caller
+// waits at most one batch's statement longer, and the statements adapt to the load (issue 28).
+
+export interface CoalescedOptions {
+  oneAtATime?: boolean;
+}
 
 /** `run` answers one result per input, in the inputs' order. */
-export function coalesced<I, R>(run: (inputs: I[]) => Promise<R[]>, maxBatch = 100): (input: I) => Promise<R> {
+export function coalesced<I, R>(run: (inputs: I[]) => Promise<R[]>, maxBatch = 100, opts: CoalescedOptions = {}): (input: I) => Promise<R> {
   let pending: Array<{ input: I; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
+  let scheduled = false;
+  let running = 0;
   const flush = () => {
+    scheduled = false;
     const batch = pending;
     if (batch.length === 0) return;
     pending = [];
-    run(batch.map((p) => p.input)).then(
-      (results) => batch.forEach((p, i) => p.resolve(results[i]!)),
-      (err) => batch.forEach((p) => p.reject(err)),
-    );
+    running++;
+    run(batch.map((p) => p.input))
+      .then(
+        (results) => batch.forEach((p, i) => p.resolve(results[i]!)),
+        (err) => batch.forEach((p) => p.reject(err)),
+      )
+      .finally(() => {
+        running--;
+        // What waited for this batch goes now, in the next turn (with what that turn adds).
+        if (opts.oneAtATime && running === 0 && pending.length > 0) schedule();
+      });
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
   };
   return (input) => new Promise<R>((resolve, reject) => {
-    if (pending.length === 0) setImmediate(flush);
     pending.push({ input, resolve, reject });
     if (pending.length >= maxBatch) {
-      // A full batch goes now; the next call starts a new one (the scheduled flush finds it empty
-      // or holding that next batch).
+      // A full batch goes now, whatever runs; the next call starts a new one (the scheduled flush
+      // finds it empty or holding that next batch).
       flush();
+    } else if (!(opts.oneAtATime && running > 0)) {
+      schedule();
     }
   });
 }

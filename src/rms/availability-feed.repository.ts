@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { copyText, type CopyIn, type Executor } from '../db/db.ts';
 import type { FeedRecord } from './availability-feed.fns.ts';
 import { slotWire } from './availability-feed.fns.ts';
@@ -68,15 +69,26 @@ export async function dropNonce(tx: Executor, partnerId: string, nonce: string):
   await sql`DELETE FROM rms_feed_shards WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(tx);
 }
 
-/** Replaces the partner's availability with the nonce's records; returns the snapshot's counts. */
-export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: string, feedDate: Date | null, firstReceivedAt: Date, now: Date): Promise<{ records: number; venues: number }> {
-  await sql`DELETE FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
-  await sql`INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
-    SELECT partner_id, rms_venue_id, date, party_size, area_id, duration, slots FROM rms_feed_staging
+/**
+ * Replaces the partner's availability with the nonce's records; returns the snapshot's counts, or
+ * null when fewer records are staged than its shards recorded (the UNLOGGED staging table was
+ * emptied by a crash or a failover, migration 026): the caller must roll back, nothing replaced.
+ * The counts come from the INSERT's own rows (grouped per venue: a hash of a few hundred venues, not
+ * a sort of every record) rather than a second scan of the table just written.
+ */
+export async function replaceSnapshot(tx: Executor, partnerId: string, nonce: string, feedDate: Date | null, firstReceivedAt: Date, now: Date): Promise<{ records: number; venues: number } | null> {
+  const { rows: shards } = await sql<{ records: number }>`SELECT coalesce(sum(records), 0)::int AS records FROM rms_feed_shards
     WHERE partner_id = ${partnerId} AND nonce = ${nonce}`.execute(tx);
-  const { rows } = await sql<{ records: number; venues: number }>`SELECT count(*)::int AS records, count(DISTINCT rms_venue_id)::int AS venues
-    FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
+  await sql`DELETE FROM rms_availability WHERE partner_id = ${partnerId}`.execute(tx);
+  const { rows } = await sql<{ records: number; venues: number }>`WITH inserted AS (
+      INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
+      SELECT partner_id, rms_venue_id, date, party_size, area_id, duration, slots FROM rms_feed_staging
+      WHERE partner_id = ${partnerId} AND nonce = ${nonce}
+      RETURNING rms_venue_id)
+    SELECT coalesce(sum(n), 0)::int AS records, count(*)::int AS venues
+    FROM (SELECT rms_venue_id, count(*) AS n FROM inserted GROUP BY rms_venue_id) per_venue`.execute(tx);
   const { records, venues } = rows[0]!;
+  if (records !== shards[0]!.records) return null;
   await sql`INSERT INTO rms_feed_snapshots (partner_id, nonce, feed_date, records, venues, completed_at, first_received_at)
     VALUES (${partnerId}, ${nonce}, ${feedDate}, ${records}, ${venues}, ${now}, ${firstReceivedAt})
     ON CONFLICT (partner_id) DO UPDATE SET nonce = excluded.nonce, feed_date = excluded.feed_date, records = excluded.records,
@@ -148,29 +160,57 @@ export interface SnapshotPageRow {
   /** Null (with the other fields) when the snapshot has no record of the venue after `after`. */
   date: string | null;
   partySize: number;
-  duration: number | null;
-  slots: Array<ReturnType<typeof slotWire>>;
   row: string;
+  /** The record's duration, or the default given. */
+  duration: number;
+  /** The record's slots as `<start>,<total>,<open>,…` (the numbers as the snapshot holds them); null when it has none. */
+  slots: string | null;
 }
+
+/** A record's slots as numbers separated by commas, each slot's start, total and open spots, in the record's order (SQL, of `a`, a row of rms_availability). */
+const SLOTS_TEXT = `(SELECT string_agg((e->>'startSec') || ',' || (e->>'totalSpots') || ',' || (e->>'openSpots'), ',' ORDER BY n)
+    FROM jsonb_array_elements(a.slots) WITH ORDINALITY x(e, n))`;
 
 /**
  * At most `limit` area-less records of one RMS venue's snapshot between two venue-local dates after
- * `after` (null: from the first), in the order snapshotVenueRows reads them, each with the
- * snapshot's nonce, in one statement (so a batch is never half one snapshot and half the next; see
- * snapshotRecord). No row: the partner has no complete snapshot; one row with a null date: no
- * record after `after`. The row's physical id (ctid) orders records of the same date and party size
- * (nothing makes them unique), so a keyset read neither skips nor repeats one: rows are only ever
- * inserted and deleted (replaceSnapshot), never updated, and a replace changes the nonce.
+ * `after` (null: from the first), of party sizes 1..maxPartySize, in the order snapshotVenueRows
+ * reads them, each with the snapshot's nonce, in one statement (so a batch is never half one
+ * snapshot and half the next; see snapshotRecord), with their slots as text (SLOTS_TEXT: no jsonb
+ * parsed by `pg` into objects). No row: the partner has no complete snapshot; one row with a null
+ * date: no record after `after`. The row's physical id (ctid) orders records of the same date and
+ * party size (nothing makes them unique), so a keyset read neither skips nor repeats one: rows are
+ * only ever inserted and deleted (replaceSnapshot), never updated, and a replace changes the nonce.
  */
 export async function snapshotVenuePage(
   ex: Executor, partnerId: string, rmsVenueId: string, from: string, to: string, after: SnapshotPageKey | null, limit: number,
+  sizes: { maxPartySize: number; defaultDuration: number },
 ): Promise<SnapshotPageRow[]> {
   const key = after ?? { date: from, partySize: -2_147_483_648, row: '(0,0)' };
-  const { rows } = await sql<SnapshotPageRow>`SELECT s.nonce, to_char(a.date, 'YYYY-MM-DD') AS date, a.party_size AS "partySize", a.duration, a.slots, a.ctid::text AS row
+  const { rows } = await sql<SnapshotPageRow>`SELECT s.nonce, to_char(a.date, 'YYYY-MM-DD') AS date, a.party_size AS "partySize", a.ctid::text AS row,
+      coalesce(a.duration, ${sizes.defaultDuration}::int) AS duration, ${sql.raw(SLOTS_TEXT)} AS slots
     FROM rms_feed_snapshots s LEFT JOIN rms_availability a ON a.partner_id = s.partner_id AND a.rms_venue_id = ${rmsVenueId}
-      AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL
+      AND a.date BETWEEN ${from}::date AND ${to}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${sizes.maxPartySize}::int
       AND (a.date, a.party_size, a.ctid) > (${key.date}::date, ${key.partySize}::int, ${key.row}::tid)
     WHERE s.partner_id = ${partnerId}
     ORDER BY a.date, a.party_size, a.ctid LIMIT ${limit}`.execute(ex);
   return rows;
+}
+
+/** The nonce of the partner's complete snapshot; undefined when it has none. */
+export const SNAPSHOT_NONCE = 'SELECT nonce FROM rms_feed_snapshots WHERE partner_id = $1';
+
+/**
+ * snapshotVenuePage's records of a whole venue as one `COPY … TO STDOUT` (PostgreSQL): one line
+ * per record with a slot, its party size, duration and slots (SLOTS_TEXT), tab-separated, in
+ * snapshotVenueRows' order. COPY takes no parameters: the ids and dates are escaped literals. Read
+ * in the transaction that read the snapshot's nonce (SNAPSHOT_NONCE), it is that snapshot's.
+ */
+export function snapshotVenueCopy(partnerId: string, rmsVenueId: string, from: string, to: string, sizes: { maxPartySize: number; defaultDuration: number }): string {
+  for (const n of [sizes.maxPartySize, sizes.defaultDuration]) if (!Number.isSafeInteger(n)) throw new Error(`not a whole number: ${n}`);
+  const lit = (v: string) => pg.escapeLiteral(v);
+  return `COPY (SELECT a.party_size, coalesce(a.duration, ${sizes.defaultDuration}), ${SLOTS_TEXT}
+    FROM rms_availability a WHERE a.partner_id = ${lit(partnerId)}::uuid AND a.rms_venue_id = ${lit(rmsVenueId)}
+      AND a.date BETWEEN ${lit(from)}::date AND ${lit(to)}::date AND a.area_id IS NULL AND a.party_size BETWEEN 1 AND ${sizes.maxPartySize}
+      AND jsonb_array_length(a.slots) > 0
+    ORDER BY a.date, a.party_size, a.ctid) TO STDOUT`;
 }

@@ -67,9 +67,11 @@ export const feedRoutes: FastifyPluginAsyncTypebox<{ feed: FeedService }> = asyn
           '(400 otherwise, and nothing of that nonce is kept). Records are checked one by one: a shard with invalid records is a 400 whose details ' +
           'name each record by index (data[12].partySize), at most 100 problems, and nothing of its nonce is kept (send every shard again). When every ' +
           "shard of a nonce has arrived, its records replace your previous snapshot in one transaction (`complete`, and an availability_feed.processed " +
-          'webhook); a feed generated (`metadata.date`) before the current snapshot is `superseded`. A shard sent twice is a `duplicate`.',
+          'webhook); a feed generated (`metadata.date`) before the current snapshot is `superseded`. A shard sent twice is a `duplicate`. ' +
+          'A 409 on the last shard: records of earlier shards were lost by Tableside (a restart while the feed was incomplete); the snapshot is ' +
+          'unchanged and nothing of that nonce is kept (send every shard again).',
         body: FeedBody,
-        response: { 202: FeedAccepted, ...errorResponses('rms', [...AUTH_ERRORS, 413, 415]) },
+        response: { 202: FeedAccepted, ...errorResponses('rms', [...AUTH_ERRORS, 409, 413, 415]) },
       },
     },
     async (request, reply) => {

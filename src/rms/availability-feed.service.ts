@@ -1,14 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
+import { snapshotRead, transactionWithCopy, type CopyIn, type Db, type Executor } from '../db/db.ts';
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
-import { AppError, validationFailed, type FieldProblems } from '../lib/errors.ts';
+import { AppError, conflict, validationFailed, type FieldProblems } from '../lib/errors.ts';
 import { ShardCollector, type ReadShard } from './availability-feed-shard.fns.ts';
 import { isOlderFeed } from './availability-feed.fns.ts';
 import {
-  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, snapshotVenuePage, snapshotVenueRows, stageRecords, stagingLine, stagingPrefix,
-  type SnapshotPageKey, type SnapshotPageRow, type SnapshotRow,
+  dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, SNAPSHOT_NONCE,
+  snapshotVenueCopy, snapshotVenuePage, snapshotVenueRows, stageRecords, stagingLine, stagingPrefix,
+  type SnapshotPageKey, type SnapshotRow,
 } from './availability-feed.repository.ts';
 import { FEED_BODY_LIMIT, MAX_INCOMPLETE_LISTED, type FeedBody, type FeedStatus } from './availability-feed.schemas.ts';
 import { FeedJsonError, FeedJsonReader } from './feed-json.fns.ts';
@@ -75,7 +76,12 @@ export type FeedBodyCheck = (skeleton: unknown, records: number) => FieldProblem
 type Stored =
   | { status: 'received' | 'duplicate' | 'superseded'; received: number }
   | { status: 'complete'; received: number; counts: { records: number; venues: number } | null }
-  | { status: 'mismatch'; was: number };
+  | { status: 'mismatch'; was: number }
+  /** Fewer records staged than the nonce's shards recorded (a crash emptied the staging table): nothing replaced. */
+  | { status: 'lost' };
+
+/** Thrown inside the last shard's transaction so that it rolls back whole (replaceSnapshot found records lost). */
+class StagedRecordsLost extends Error {}
 
 interface ShardReceipt {
   nonce: string;
@@ -178,6 +184,9 @@ export function createFeedService(deps: FeedDeps) {
       const received = seen.length + 1;
       if (received < shard.total) return { status: 'received', received };
       return complete(tx, partnerId, shard, received, snapshot, now);
+    }).catch((err: unknown) => {
+      if (err instanceof StagedRecordsLost) return { status: 'lost' } as const;
+      throw err;
     });
   }
 
@@ -195,6 +204,7 @@ export function createFeedService(deps: FeedDeps) {
       return { status: 'superseded', received };
     }
     const counts = await replaceSnapshot(tx, partnerId, shard.nonce, shard.feedDate, firstReceivedAt, now);
+    if (!counts) throw new StagedRecordsLost();
     const data = { nonce: shard.nonce, date: shard.feedDate?.toISOString() ?? null, records: counts.records, venues: counts.venues, completedAt: now.toISOString() };
     await emit(tx, { partnerId }, { type: 'availability_feed.processed', entityId: shard.nonce, data }, now);
     for (const listener of listeners) await listener(tx, { partnerId, nonce: shard.nonce, at: now });
@@ -231,6 +241,10 @@ export function createFeedService(deps: FeedDeps) {
       if (stored.status === 'mismatch') {
         await forget(partnerId, nonce);
         throw validationFailed({ 'metadata.total_shards': [`must be the same for every shard of a nonce (an earlier shard said ${stored.was})`] }, `Nothing of nonce ${nonce} is kept: send every shard again.`);
+      }
+      if (stored.status === 'lost') {
+        await forget(partnerId, nonce);
+        throw conflict(`Records of nonce ${nonce}'s earlier shards were lost by the service (a restart); the snapshot is unchanged and nothing of nonce ${nonce} is kept: send every shard again.`, { nonce });
       }
       if (stored.status === 'complete' && stored.counts) log.info({ partnerId, nonce, ...stored.counts }, 'availability feed processed');
       return { nonce, status: stored.status, receivedShards: stored.received, totalShards: total };
@@ -270,21 +284,61 @@ export function createFeedService(deps: FeedDeps) {
 
     /**
      * One RMS venue's snapshot records (area-less) between two venue-local dates, as snapshotVenue
-     * lists them, read `rows` at a time (one statement each) for the channels' feeds (DESIGN 8.8e:
-     * they stream, and a venue's whole snapshot is never in memory). Each batch carries the nonce of
-     * the snapshot it was read from, also when it has no record (an empty venue), so the reader can
-     * tell a snapshot replaced between batches; nothing when the partner has no complete snapshot.
+     * lists them, of party sizes 1..`read.sizes.maxPartySize`, for the channels' feeds (DESIGN 8.8e:
+     * they stream), in batches of `read.rows` lines `<party size><TAB><duration><TAB><slots>\n` as
+     * bytes (snapshotVenuePage's slots; a record without slots has no line; a record without a
+     * duration has `read.sizes.defaultDuration`). Each batch carries the nonce of the snapshot it
+     * was read from, also when it has no record (an empty venue), so the reader can tell a snapshot
+     * replaced between batches; nothing when the partner has no complete snapshot. A batch's bytes
+     * are the reader's until it asks for the next, then reused.
+     *
+     * On PostgreSQL a venue is read in one snapshot (its nonce, then one COPY TO STDOUT), its bytes
+     * copied into `read.scratch` (grown as needed, kept for the next venue), and the connection is
+     * given back at once: rows read by `pg` become JavaScript strings and objects, and those read
+     * while the reader's writes were awaited survived V8's scavenges, were moved to its old
+     * generation and collected late: most of the feeds' RSS (bench/bulk.ts). PGlite reads pages of
+     * `read.rows` records, one statement each.
      */
-    async *snapshotVenueBatches(partnerId: string, rmsVenueId: string, from: string, to: string, rows: number): AsyncGenerator<{ nonce: string; records: Array<SnapshotPageRow & { date: string }> }> {
+    async *snapshotVenueBatches(
+      partnerId: string, rmsVenueId: string, from: string, to: string,
+      read: { rows: number; sizes: { maxPartySize: number; defaultDuration: number }; scratch?: { bytes: Buffer } },
+    ): AsyncGenerator<{ nonce: string; lines: Buffer }> {
+      if (db.kind === 'postgres') {
+        const scratch = read.scratch ?? { bytes: Buffer.alloc(0) };
+        let length = 0;
+        const nonce = await snapshotRead(db, async (reader) => {
+          const [snapshot] = await reader.query<{ nonce: string }>(SNAPSHOT_NONCE, [partnerId]);
+          if (!snapshot) return null;
+          await reader.copyOut(snapshotVenueCopy(partnerId, rmsVenueId, from, to, read.sizes), (chunk) => {
+            if (length + chunk.length > scratch.bytes.length) {
+              const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.bytes.length, length + chunk.length, 1 << 18));
+              scratch.bytes.copy(bigger, 0, 0, length);
+              scratch.bytes = bigger;
+            }
+            length += chunk.copy(scratch.bytes, length);
+          });
+          return snapshot.nonce;
+        });
+        if (nonce === null) return;
+        const bytes = scratch.bytes;
+        let at = 0;
+        do {
+          let end = at;
+          for (let i = 0; i < read.rows && end < length; i++) end = bytes.indexOf(10, end) + 1;
+          yield { nonce, lines: bytes.subarray(at, end) };
+          at = end;
+        } while (at < length);
+        return;
+      }
       let after: SnapshotPageKey | null = null;
       for (;;) {
-        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, rows);
+        const page = await snapshotVenuePage(db.kysely, partnerId, rmsVenueId, from, to, after, read.rows, read.sizes);
         if (page.length === 0) return;
-        const records = page[0]!.date === null ? [] : (page as Array<SnapshotPageRow & { date: string }>);
-        yield { nonce: page[0]!.nonce, records };
-        if (page.length < rows) return;
         const last = page[page.length - 1]!;
-        after = { date: last.date!, partySize: last.partySize, row: last.row };
+        const lines = page.filter((r) => r.slots !== null).map((r) => `${r.partySize}\t${r.duration}\t${r.slots}\n`).join('');
+        yield { nonce: page[0]!.nonce, lines: Buffer.from(lines) };
+        if (page.length < read.rows || last.date === null) return;
+        after = { date: last.date, partySize: last.partySize, row: last.row };
       }
     },
 

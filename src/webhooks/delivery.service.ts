@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Webhook } from 'standardwebhooks';
 import type { Db, Executor } from '../db/db.ts';
 import type { NewClaim } from '../db/job-claims.ts';
 import { scheduleJob, type JobContext, type JobDefinition } from '../db/jobs.ts';
@@ -13,6 +12,7 @@ import { checkOutboundUrl } from '../lib/outbound-url.ts';
 import * as repo from './deliveries.repository.ts';
 import * as endpoints from './endpoints.repository.ts';
 import type { Sender, SendResult } from './sender.ts';
+import { signatureHeader } from './signing.fns.ts';
 import { eventBody, failingTooLong, verdictOf, webhookIdOf } from './webhooks.fns.ts';
 
 // Delivery: every outbox event becomes one delivery per endpoint that receives it (fan-out, one
@@ -43,10 +43,7 @@ export interface DeliveryDeps {
 /** A new signing secret: `whsec_` and 32 random bytes in base64, as Standard Webhooks libraries take it. */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** `webhook-signature`: one `v1,<sig>` per secret that signs (two for 24 h after a rotation), space-separated. */
-export function signatureHeader(secrets: string[], webhookId: string, at: Date, body: string): string {
-  return secrets.map((s) => new Webhook(s).sign(webhookId, at, body)).join(' ');
-}
+export { signatureHeader };
 
 export function createWebhookDelivery(deps: DeliveryDeps) {
   const { db, clock, log, sealer, sender } = deps;
@@ -176,7 +173,9 @@ export function createWebhookDelivery(deps: DeliveryDeps) {
   // deliveries in one statement; successes whose answers arrive in one turn are recorded in one
   // statement, each fenced on its own job's claim (issue 28: a statement per batch, not per job).
   const findForSending = coalesced((ids: string[]) => repo.findManyForSending(ex, ids));
-  const recordSuccess = coalesced((all: repo.Success[]) => repo.recordSuccesses(ex, all));
+  // One such statement at a time: the answers of 16 POSTs arrive spread over many turns, and the
+  // successes that arrive while one commits are recorded together by the next.
+  const recordSuccess = coalesced((all: repo.Success[]) => repo.recordSuccesses(ex, all), 100, { oneAtATime: true });
   // The fan-outs claimed together the same way: their events read in one statement, their
   // deliveries written in one, each gated on its own fan-out job's claim.
   const findEvent = coalesced((wanted: Array<{ eventId: string; fence: JobContext['fence'] }>) => repo.findEventsWithReceivers(db, wanted));

@@ -1,5 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import { rejectOnAbort } from '../lib/outbound-http.ts';
+import { callDeadline, rejectOnAbort } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
 import { trustingContext } from '../lib/tls.ts';
 
@@ -66,7 +66,10 @@ export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }
   return {
     async post(url, headers, body) {
       const started = performance.now();
-      const signal = AbortSignal.timeout(timeoutMs);
+      // Stopped once the call is done (lib/outbound-http.ts callDeadline): AbortSignal.timeout kept
+      // every delivery's timer for its whole 15 s, then fired it (issue 28).
+      const deadline = callDeadline(timeoutMs);
+      const { signal } = deadline;
       const done = (status: number | null, retryAfter: string | null, error: string | null): SendResult => ({
         status,
         retryAfter,
@@ -84,13 +87,20 @@ export function createSender(opts: { allowPrivate: boolean; timeoutMs?: number }
         // undici acts on the signal only once it has a socket; the race keeps the limit whole.
         const res = await Promise.race([pending, rejectOnAbort(signal)]);
         const ok = res.statusCode >= 200 && res.statusCode < 300;
-        const text = await Promise.race([readCapped(res.body, RESPONSE_READ_CAP), rejectOnAbort(signal)]).catch(() => '');
         const retryAfter = res.headers['retry-after'];
+        // A 2xx's body is never used: it is read to its end (the connection goes back to the pool)
+        // without being kept, at most the same few KiB (past them the connection is dropped); a
+        // failure's start is kept for the log.
+        const text = ok
+          ? await res.body.dump({ limit: RESPONSE_READ_CAP, signal }).then(() => '', () => '')
+          : await Promise.race([readCapped(res.body, RESPONSE_READ_CAP), rejectOnAbort(signal)]).catch(() => '');
         return done(res.statusCode, Array.isArray(retryAfter) ? retryAfter[0]! : (retryAfter ?? null), ok ? null : text.slice(0, 500) || null);
       } catch (err) {
         const e = err as Error & { code?: string; cause?: Error & { code?: string } };
         const reason = signal.aborted ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.message ?? e.message ?? String(err));
         return done(null, null, reason.slice(0, 500));
+      } finally {
+        deadline.done();
       }
     },
     close: async () => agent?.close(),

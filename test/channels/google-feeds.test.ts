@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { recordTexts } from '../../src/channels/google-feeds.fns.ts';
 import { createFeedsService } from '../../src/channels/google-feeds.service.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { newVenue } from '../content/builders.ts';
@@ -151,6 +152,40 @@ describeEachStore('channel feeds', (store) => {
     expect(result.records).toBe(101);
     expect(shards.map((d) => d.metadata.total_shards)).toEqual([4, 4, 4, 4]);
     expect((await readdir(dir)).filter((n) => !n.endsWith('.json')), 'no part file left').toEqual([]);
+  });
+
+  it('[CHN-18] [BKG-45] the records the export and GET write from the snapshot are recordTexts\' text byte for byte: a slot twice, slots out of order, spots below 0 and open over total, no duration, party sizes 0 and 11, slots outside 30 days, no slot', async () => {
+    const venue = (await newVenue(w.app, w.key, { externalId: 'rms-venue-bytes', name: 'Bytes', countryCode: 'GB', city: 'London', currency: 'GBP', timezone: 'Europe/London', company: w.companyId })).id;
+    const t0 = Date.parse(NOW) / 1000;
+    const slot = (startSec: number, totalSpots: number, openSpots: number) => ({ startSec, totalSpots, openSpots, deposit: false, depositAmount: 0, requiresCc: false });
+    const day = (d: number) => new Date((t0 + d * 86_400) * 1000).toISOString().slice(0, 10);
+    // In the read order (date, party size, then as inserted).
+    const rows: Array<{ date: string; partySize: number; duration: number | null; slots: ReturnType<typeof slot>[] }> = [
+      { date: day(0), partySize: 0, duration: 5400, slots: [slot(t0 + 60, 4, 2)] },
+      { date: day(0), partySize: 2, duration: null, slots: [slot(t0 + 7200, 4, 2), slot(t0 + 3600, -3, 1), slot(t0 - 60, 4, 4), slot(t0 + 5400, 2, 9), slot(t0 + 9000, 5, -2)] },
+      { date: day(0), partySize: 2, duration: 0, slots: [slot(t0 + 3600, 9, 9), slot(t0 + 10_800, 2.5, 1)] },
+      { date: day(0), partySize: 11, duration: 5400, slots: [slot(t0 + 60, 4, 2)] },
+      { date: day(1), partySize: 2, duration: 5400, slots: [] },
+      { date: day(1), partySize: 2, duration: 5400, slots: [slot(t0 + 86_400, 6, 6), slot(t0 + 7200, 1, 1), slot(t0 + 30 * 86_400 - 1, 1, 0), slot(t0 + 30 * 86_400, 1, 0)] },
+      { date: day(1), partySize: 10, duration: 7200, slots: [slot(t0 + 86_400, 10, 3)] },
+    ];
+    for (const r of rows) {
+      await sql`INSERT INTO rms_availability (partner_id, rms_venue_id, date, party_size, area_id, duration, slots)
+        VALUES (${w.partnerId}, 'rms-venue-bytes', ${r.date}::date, ${r.partySize}, NULL, ${r.duration}, ${JSON.stringify(r.slots)}::jsonb)`.execute(w.app.db.kysely);
+    }
+    const linked = await w.channel('google-v3', { link: [venue] });
+    const write = recordTexts({ id: venue, name: 'Bytes', city: null, countryCode: null, latitude: null, longitude: null, url: null, maxCovers: null }, t0, t0 + 30 * 86_400);
+    const expected: string[] = [];
+    for (const r of rows) write({ ...r, slots: r.slots.map((s) => ({ startSec: s.startSec, totalSpots: s.totalSpots, openSpots: s.openSpots })) }, expected);
+    expect(expected).toHaveLength(8);
+
+    const dir = mkdtempSync(join(tmpdir(), 'tableside-feeds-'));
+    const result = await w.app.service.app.services.channelFeeds.export(linked.id, dir, 1000);
+    const text = await readFile(join(dir, result.files.find((n) => n.startsWith('availability'))!), 'utf8');
+    const body = (t: string) => t.slice(t.indexOf('"availability":[') + '"availability":['.length, t.length - ']}]}'.length);
+    expect(body(text)).toBe(expected.join(','));
+    const served = await w.app.http.get(`/v1/feeds/${linked.id}/availability`, { headers: { authorization: linked.auth } });
+    expect(body(served.text)).toBe(expected.join(','));
   });
 
   it('[CHN-19] an RMS snapshot replaced while the export reads it: 409, no part file left (never a feed set of two snapshots)', async () => {

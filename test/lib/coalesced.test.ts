@@ -24,4 +24,48 @@ describe('coalesced', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
     expect(calls).toEqual([[0, 1], [2]]);
   });
+
+  it('with oneAtATime, calls made while a batch runs wait for it and go together in the next call, whatever the turns they were made in', async () => {
+    const calls: number[][] = [];
+    let release!: () => void;
+    const first = new Promise<void>((r) => (release = r));
+    const f = coalesced(async (xs: number[]) => {
+      calls.push(xs);
+      if (calls.length === 1) await first;
+      return xs;
+    }, 100, { oneAtATime: true });
+    const a = f(1);
+    await new Promise((r) => setImmediate(r));
+    // The first batch is running: these three, made in three turns, wait for it.
+    const rest = [f(2)];
+    await new Promise((r) => setImmediate(r));
+    rest.push(f(3));
+    await new Promise((r) => setImmediate(r));
+    rest.push(f(4));
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([[1]]);
+    release();
+    expect(await Promise.all([a, ...rest])).toEqual([1, 2, 3, 4]);
+    expect(calls).toEqual([[1], [2, 3, 4]]);
+    // Idle again: the next call goes in its own turn.
+    expect(await f(5)).toBe(5);
+    expect(calls).toEqual([[1], [2, 3, 4], [5]]);
+  });
+
+  it('with oneAtATime, a failed batch fails only its callers and the waiting ones still go', async () => {
+    const calls: number[][] = [];
+    const f = coalesced(async (xs: number[]) => {
+      calls.push(xs);
+      await new Promise((r) => setTimeout(r, 1));
+      if (xs.includes(0)) throw new Error('zero');
+      return xs;
+    }, 100, { oneAtATime: true });
+    const a = f(0);
+    await new Promise((r) => setImmediate(r));
+    const b = f(1);
+    await new Promise((r) => setImmediate(r));
+    const c = f(2);
+    expect((await Promise.allSettled([a, b, c])).map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect(calls).toEqual([[0], [1, 2]]);
+  });
 });
