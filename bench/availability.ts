@@ -230,6 +230,8 @@ async function main(): Promise<void> {
       await call(bareAgent, 'GET', `${bareUrl}/hello`, {});
     };
 
+    const pids = { serve: serveStarted.child.pid!, 'rms-sim': simStarted.child.pid! };
+
     // ---- healthy RMS: alternate the pairs to share the noise ----
     if (PARTS.includes('healthy')) await healthy();
     async function healthy() {
@@ -237,12 +239,14 @@ async function main(): Promise<void> {
     await closedLoop(100, 4, v3);
     await closedLoop(100, 16, bareBc);
     await closedLoop(100, 16, bc('live'));
-    const runs: Record<string, Stats[]> = { bareV3: [], v3: [], bareBc: [], bc: [] };
+    const runs: Record<string, (Stats & { cpu: string })[]> = { bareV3: [], v3: [], bareBc: [], bc: [] };
+    // The CPU per request of the serve and of the RMS simulator beside each figure (from /proc): on
+    // two shared cores the wall figures move 1.5x between rounds of the same code, the CPU less.
     for (let r = 0; r < ROUNDS; r++) {
-      runs.bareV3!.push(await closedLoop(LOOKUPS, 4, bareV3));
-      runs.v3!.push(await closedLoop(LOOKUPS, 4, v3));
-      runs.bareBc!.push(await closedLoop(LOOKUPS, 16, bareBc));
-      runs.bc!.push(await closedLoop(LOOKUPS, 16, bc('live')));
+      runs.bareV3!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 4, bareV3)));
+      runs.v3!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 4, v3)));
+      runs.bareBc!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 16, bareBc)));
+      runs.bc!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 16, bc('live'))));
     }
     const med = (k: string): Stats => {
       const s = runs[k]!;
@@ -254,7 +258,7 @@ async function main(): Promise<void> {
     console.log(row('Tableside /v3/BatchAvailabilityLookup, 50 slot times (4 in flight)', med('v3')));
     console.log(row('bare: one GET /availability (16 in flight)', med('bareBc')));
     console.log(row('Tableside /v1/bc/venues/{id}/availability, live (16 in flight)', med('bc')));
-    for (const [k, s] of Object.entries(runs)) console.log(`rounds ${k}: p50 ${s.map((x) => x.p50.toFixed(2)).join(' / ')}; p99 ${s.map((x) => x.p99.toFixed(2)).join(' / ')}`);
+    for (const [k, s] of Object.entries(runs)) console.log(`rounds ${k}: p50 ${s.map((x) => x.p50.toFixed(2)).join(' / ')}; p99 ${s.map((x) => x.p99.toFixed(2)).join(' / ')}; CPU ${s.map((x) => x.cpu).join(' / ')}`);
     record(multipleRow('/v3/BatchAvailabilityLookup, 50 slot times, RMS healthy, 4 in flight, p50', med('v3').p50, med('bareV3').p50, 'bare RMS calls p50', 2));
     record(multipleRow('/v3/BatchAvailabilityLookup, 50 slot times, RMS healthy, 4 in flight, p99', med('v3').p99, med('bareV3').p99, 'bare RMS calls p99', 2));
     record(multipleRow('/v1/bc availability, live, 16 in flight, p50', med('bc').p50, med('bareBc').p50, 'bare RMS call p50', 1.5));
@@ -277,7 +281,6 @@ async function main(): Promise<void> {
     await closedLoop(400, 32, bareGet);
     const bare32 = await closedLoop(2000, 32, bareGet);
     await control.setFailures({ mode: 'hang', operations: ['availability'] });
-    const pids = { serve: serveStarted.child.pid!, 'rms-sim': simStarted.child.pid! };
     const hangBc = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, bc('snapshot')));
     const hangV3 = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, v3));
     await control.setFailures({ mode: 'none', operations: null });

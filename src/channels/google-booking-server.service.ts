@@ -1,7 +1,7 @@
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, badRequest, forbidden } from '../lib/errors.ts';
-import { localDateText } from '../lib/iso/timezones.ts';
+import { localDatesText } from '../lib/iso/timezones.ts';
 import type { AvailabilityService } from '../rms/availability.service.ts';
 import type { Slot } from '../rms/rms-client.fns.ts';
 import type { ChannelIdentity } from './access.repository.ts';
@@ -83,12 +83,12 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
       const venue = await merchant(channel, req.merchant_id);
       const tz = venue.timezone ?? 'UTC';
       const now = clock.now();
-      const groupOf = (st: BatchAvailabilityLookupRequest['slot_time'][number]) =>
-        `${localDateText(new Date(int64(st.start_sec) * 1000), tz)}|${st.resource_ids?.party_size ?? 2}`;
       const found = new Map<string, Slot[]>();
-      // Each slot time's local date once: the time-zone conversion was ~3% of the service's CPU in
-      // a profile of 50-slot lookups (issue 28), and it was done twice per slot time.
-      const keys = req.slot_time.map(groupOf);
+      // Each slot time's local date once, the zone's offset found once per day of them: the time-zone
+      // conversion was ~3% of the service's CPU in a profile of 50-slot lookups (issue 28), then
+      // ~6% of the serve's busy time in the healthy bench with one Intl call per slot time.
+      const dates = localDatesText(req.slot_time.map((st) => int64(st.start_sec) * 1000), tz);
+      const keys = req.slot_time.map((st, i) => `${dates[i]}|${st.resource_ids?.party_size ?? 2}`);
       const groups = [...new Set(keys)];
       const lookups = groups.map(async (g) => {
         const [date, size] = g.split('|');

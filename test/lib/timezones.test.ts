@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { TIME_ZONE_NAMES } from '../../src/lib/iso/timezone-names.ts';
-import { isTimeZone, localDateText, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
+import { isTimeZone, localDatesText, localDateText, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -145,6 +145,22 @@ describe('localDateText', () => {
         expect(localDateText(new Date(instant), zone)).toBe(localDate(instant, zone));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('localDatesText', () => {
+  test('[CHN-12] is localDateText of each instant, in order, also around DST changes and across days, in every zone Intl knows', () => {
+    // A batch like a BatchAvailabilityLookup's: slot times at whole seconds, some close together and
+    // some days apart, in no particular order, often straddling a transition (March and October).
+    const around = fc.constantFrom(Date.parse('2026-03-29T01:00:00Z'), Date.parse('2026-10-25T01:00:00Z'), Date.parse('2026-11-01T06:00:00Z'), Date.parse('2026-04-05T16:00:00Z'));
+    const instants = fc.tuple(around, fc.array(fc.integer({ min: -3 * DAY / 1000, max: 3 * DAY / 1000 }), { minLength: 1, maxLength: 60 }))
+      .map(([at, secs]) => secs.map((s) => at + s * 1000));
+    fc.assert(
+      fc.property(instants, fc.constantFrom(...Intl.supportedValuesOf('timeZone')), (xs, zone) => {
+        expect(localDatesText(xs, zone)).toEqual(xs.map((x) => localDate(x, zone)));
+      }),
+      { numRuns: 1000 },
     );
   });
 });
