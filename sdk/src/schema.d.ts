@@ -817,7 +817,7 @@ export interface paths {
         put?: never;
         /**
          * Send one shard of your availability feed (body up to 32 MiB; shards in any order)
-         * @description RMS partner API key. `shard_number` counts from 0 and must be less than `total_shards`, which must be the same for every shard of a nonce (400 otherwise, and nothing of that nonce is kept). Records are checked one by one: a shard with invalid records is a 400 whose details name each record by index (data[12].partySize), at most 100 problems, and nothing of its nonce is kept (send every shard again). When every shard of a nonce has arrived, its records replace your previous snapshot in one transaction (`complete`, and an availability_feed.processed webhook); a feed generated (`metadata.date`) before the current snapshot is `superseded`. A shard sent twice is a `duplicate`.
+         * @description RMS partner API key. `shard_number` counts from 0 and must be less than `total_shards`, which must be the same for every shard of a nonce (400 otherwise, and nothing of that nonce is kept). Records are checked one by one: a shard with invalid records is a 400 whose details name each record by index (data[12].partySize), at most 100 problems, and nothing of its nonce is kept (send every shard again). When every shard of a nonce has arrived, its records replace your previous snapshot in one transaction (`complete`, and an availability_feed.processed webhook); a feed generated (`metadata.date`) before the current snapshot is `superseded`. A shard sent twice is a `duplicate`. A 409 on the last shard: records of earlier shards were lost by Tableside (a restart while the feed was incomplete); the snapshot is unchanged and nothing of that nonce is kept (send every shard again).
          */
         post: operations["postAvailabilityFeed"];
         delete?: never;
@@ -11152,7 +11152,21 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Request body larger than 1 MiB. */
+            /** @description Records of earlier shards of this nonce were lost by Tableside; the snapshot is unchanged: send every shard again. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body larger than 32 MiB; nothing was processed. */
             413: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -11166,7 +11180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unsupported Content-Type. */
+            /** @description The body is not application/json. */
             415: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

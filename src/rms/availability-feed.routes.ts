@@ -71,7 +71,11 @@ export const feedRoutes: FastifyPluginAsyncTypebox<{ feed: FeedService }> = asyn
           'A 409 on the last shard: records of earlier shards were lost by Tableside (a restart while the feed was incomplete); the snapshot is ' +
           'unchanged and nothing of that nonce is kept (send every shard again).',
         body: FeedBody,
-        response: { 202: FeedAccepted, ...errorResponses('rms', [...AUTH_ERRORS, 409, 413, 415]) },
+        response: { 202: FeedAccepted, ...errorResponses('rms', [...AUTH_ERRORS, 409, 413, 415], {
+          409: 'Records of earlier shards of this nonce were lost by Tableside; the snapshot is unchanged: send every shard again.',
+          413: `Request body larger than ${FEED_BODY_LIMIT / 2 ** 20} MiB; nothing was processed.`,
+          415: 'The body is not application/json.',
+        }) },
       },
     },
     async (request, reply) => {

@@ -64,11 +64,14 @@ const DESCRIPTION: Record<number, string> = {
 
 const ref = (id: string, description: string) => Type.Unsafe<unknown>({ $ref: `${id}#`, description });
 
-/** Error responses of a route, for OpenAPI and serialization. On /v1/pat a 401 is OAuth style. */
-export function errorResponses(family: 'pat' | 'analytics' | 'rms' | 'platform', statuses: number[]): Record<number, TSchema> {
+/**
+ * Error responses of a route, for OpenAPI and serialization. On /v1/pat a 401 is OAuth style.
+ * `descriptions` replaces the generic wording where the route's differs (the feed's 32 MiB body limit).
+ */
+export function errorResponses(family: 'pat' | 'analytics' | 'rms' | 'platform', statuses: number[], descriptions: Record<number, string> = {}): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const status of statuses) {
-    const description = DESCRIPTION[status] ?? 'Error.';
+    const description = descriptions[status] ?? DESCRIPTION[status] ?? 'Error.';
     out[status] = family === 'pat' && status === 401 ? ref('OAuthError', description) : ref('ErrorEnvelope', description);
   }
   return out;
