@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { compressDocument } from './compress-document.ts';
+import { registerLazySwaggerUi } from './docs-ui.ts';
 import { guidesMarkdown, registerGuides, type Guide } from './guides.ts';
 import type { FastifyInstance } from 'fastify';
 import { isRateLimited } from './auth.ts';
@@ -262,7 +262,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  registerLazySwaggerUi(app, '/docs');
   registerGuides(app, opts.guides ?? []);
   compressDocument(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -40,6 +40,25 @@ describe('the documentation pages', () => {
     expect((await app.http.get('/docs/guides/..%2Fpackage')).status).toBe(404);
   });
 
+  it('[DES-010] Swagger UI, built at the first /docs request: its assets and document answer with the service\'s headers; an unknown asset is answered in the service\'s envelope', async () => {
+    const page = await app.http.get('/docs/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['x-request-id']).toBeTruthy();
+    const asset = await app.http.get('/docs/static/swagger-ui-bundle.js');
+    expect(asset.status).toBe(200);
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(Number(asset.headers['content-length'])).toBeGreaterThan(100_000);
+    const yaml = await app.http.get('/docs/yaml');
+    expect(yaml.status).toBe(200);
+    expect(yaml.text).toMatch(/^openapi: 3\.1\.0/m);
+    const missing = await app.http.get('/docs/static/no-such-asset.js');
+    // As when the plugin's routes were the service's own: the service's answer for a path only
+    // other methods or routes serve, in its envelope (not Fastify's default body).
+    expect(missing.status).toBe(403);
+    expect(missing.body.error.message).toMatch(/not allowed/);
+  });
+
   it('[DES-010] every link of every served guide and of the guide index answers 200 (issue 30: five relative links left docs/ and answered 404)', async () => {
     const pages = ['/docs/guides', ...GUIDES.map((name) => `/docs/guides/${name}`)];
     const checked = new Map<string, number>();
