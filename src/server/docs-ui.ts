@@ -40,6 +40,7 @@ export function registerLazySwaggerUi(app: FastifyInstance, routePrefix: string)
     reply.code(answer.statusCode);
     // The document as text (compress-document.ts compresses /docs/json's string payload); assets as bytes.
     const json = /^application\/json/.test(String(answer.headers['content-type'] ?? ''));
+    if (answer.rawPayload.length === 0) return reply.send(); // a redirect or a 304: no body, no type of ours
     return reply.send(json ? answer.payload : answer.rawPayload);
   };
   app.get(routePrefix, { schema: { hide: true } }, handler);
