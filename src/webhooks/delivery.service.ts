@@ -43,7 +43,6 @@ export interface DeliveryDeps {
 /** A new signing secret: `whsec_` and 32 random bytes in base64, as Standard Webhooks libraries take it. */
 export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-export { signatureHeader };
 
 export function createWebhookDelivery(deps: DeliveryDeps) {
   const { db, clock, log, sealer, sender } = deps;

@@ -77,7 +77,7 @@ describe('the declared webhook events', () => {
   });
 
   it('the declared signature headers accept what the service sends', async () => {
-    const { signatureHeader } = await import('../../src/webhooks/delivery.service.ts');
+    const { signatureHeader } = await import('../../src/webhooks/signing.fns.ts');
     const { webhookIdOf } = await import('../../src/webhooks/webhooks.fns.ts');
     const [id, ts, sig] = webhookDocument()['payment.confirmed']!.post.parameters as any[];
     const secret = () => `whsec_${Buffer.from(randomUUID() + randomUUID()).subarray(0, 32).toString('base64')}`;
