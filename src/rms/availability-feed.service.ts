@@ -98,15 +98,17 @@ interface ShardReceipt {
 function readBody(source: Readable, limit: number, reader: FeedJsonReader): Promise<void> {
   return new Promise((resolve, reject) => {
     let size = 0;
-    const stop = (err?: AppError) => {
+    const stop = (err?: Error) => {
       source.off('data', onData);
       source.off('end', onEnd);
       source.off('error', onError);
       if (err) reject(err);
       else resolve();
     };
-    const notJson = (err: unknown) => {
-      if (!(err instanceof FeedJsonError)) throw err;
+    // Anything but a syntax error is the service's own fault: it fails this request (a 500), and is
+    // never thrown out of the stream's 'data' listener, where it would take the process down.
+    const notJson = (err: unknown): Error => {
+      if (!(err instanceof FeedJsonError)) return err instanceof Error ? err : new Error(String(err));
       return reader.empty ? new AppError('bad_request', 'The request body is empty but its Content-Type says JSON.') : new AppError('bad_request', 'The request body is not valid JSON.');
     };
     const onData = (chunk: Buffer) => {
