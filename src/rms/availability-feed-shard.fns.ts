@@ -8,7 +8,19 @@ import type { FeedJsonSink } from './feed-json.fns.ts';
 // NULs anywhere (the input guard's 400, ERR-06), the body's schema on what is left once `data` is
 // set aside, and each record by readRecord (at most MAX_PROBLEMS named). While every record is
 // valid, each is written at once as its COPY text and kept as bytes outside V8's heap (a batch of
-// `batch` records a Buffer), so nothing of the parsed body outlives its record. Pure.
+// `batch` records a view of one of the shard's chunks), so nothing of the parsed body outlives its
+// record. Pure.
+
+/** A shard's first chunk of COPY text: a shard of up to ~800 records needs no other. */
+const FIRST_CHUNK = 256 * 1024;
+/**
+ * The next ones: over glibc's largest mmap threshold (32 MiB on 64-bit), so each is a mapping of its
+ * own, whose pages count in the RSS only once written and go back to the system once it is freed.
+ * A Buffer per batch (~145 KiB at 500 records) came from the malloc heap, which kept the freed ones'
+ * pages: after a 1,000,000-record feed the serve held ~17 MiB more than a fresh one, under every
+ * later request (bench/bulk.ts, the GET feed's peak RSS).
+ */
+const BIG_CHUNK = 32 * 1024 * 1024 + 64 * 1024;
 
 /** A body read through: its top-level members but `data` (an array set aside as []), and its records. */
 export interface ReadShard {
@@ -20,7 +32,7 @@ export interface ReadShard {
   nul: FieldProblems;
   /** The records' problems, at most MAX_PROBLEMS; null when every record is valid. */
   problems: FieldProblems | null;
-  /** Every record's COPY text, a batch a Buffer; empty when a record is invalid. */
+  /** Every record's COPY text, a batch a Buffer (views of the shard's chunks); empty when a record is invalid. */
   batches: Buffer[];
   /** What every line of `batches` begins with: the shard's own columns as the metadata read before `data` gave them, or ''. */
   prefix: string;
@@ -34,6 +46,9 @@ export class ShardCollector implements FeedJsonSink {
   private problems: FieldProblems = {};
   private problemCount = 0;
   private batches: Buffer[] = [];
+  /** What `batches` are views of, and how much of the last one is written. */
+  private chunks: Buffer[] = [];
+  private used = 0;
   private text = '';
   private inBatch = 0;
   /** The prefix the latest `metadata` gives, and the one the lines being made begin with. */
@@ -77,13 +92,25 @@ export class ShardCollector implements FeedJsonSink {
     if (Array.isArray(r)) {
       (this.problems[r[0]] ??= []).push(r[1]);
       this.problemCount++;
-      this.batches = [];
-      this.text = '';
+      this.dropText();
       return;
     }
     if (this.problemCount > 0) return;
     this.text += this.prefix + this.line(r);
     if (++this.inBatch === this.batch) this.flush();
+  }
+
+  /**
+   * Frees the chunks at once, rather than at V8's next full collection (their Buffers have lived long
+   * enough to be in its old generation): each chunk's memory is moved to a new ArrayBuffer nothing
+   * holds, freed at the next scavenge. Only once nothing can still read them: never while a write of
+   * a batch may be in flight (the caller's COPY ended, or never began); the batches are empty after.
+   */
+  release(): void {
+    for (const chunk of this.chunks) structuredClone(chunk.buffer, { transfer: [chunk.buffer] });
+    this.chunks = [];
+    this.batches = [];
+    this.used = 0;
   }
 
   /** What the body came to, once it has ended. */
@@ -104,16 +131,36 @@ export class ShardCollector implements FeedJsonSink {
     this.count = 0;
     this.problems = {};
     this.problemCount = 0;
-    this.batches = [];
-    this.text = '';
+    this.dropText();
     this.inBatch = 0;
     for (const field of Object.keys(this.nul)) if (field.startsWith('data[') || field === 'data') delete this.nul[field];
   }
 
   private flush(): void {
-    if (this.text !== '') this.batches.push(Buffer.from(this.text));
+    if (this.text !== '') this.batches.push(this.bytesOf(this.text));
     this.text = '';
     this.inBatch = 0;
+  }
+
+  /** The text written into the shard's chunks (a new one when it does not fit in the last): a view of it. */
+  private bytesOf(text: string): Buffer {
+    const length = Buffer.byteLength(text);
+    let chunk = this.chunks.at(-1);
+    if (!chunk || chunk.length - this.used < length) {
+      // Buffer.allocUnsafeSlow: a chunk of its own (not a slice of Node's pool), so release can free it.
+      chunk = Buffer.allocUnsafeSlow(Math.max(length, this.chunks.length === 0 ? FIRST_CHUNK : BIG_CHUNK));
+      this.chunks.push(chunk);
+      this.used = 0;
+    }
+    const start = this.used;
+    this.used += chunk.write(text, start);
+    return chunk.subarray(start, this.used);
+  }
+
+  /** The COPY text so far, forgotten (a record was invalid, or a second `data` begins): nothing was written anywhere. */
+  private dropText(): void {
+    this.release();
+    this.text = '';
   }
 
   /** Only for a value whose text holds `\u0000` (the walk over every record cost as much as parsing it). */

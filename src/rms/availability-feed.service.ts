@@ -227,29 +227,40 @@ export function createFeedService(deps: FeedDeps) {
      */
     async receive(partnerId: string, body: Readable | undefined, check: FeedBodyCheck): Promise<ShardReceipt> {
       const collector = new ShardCollector(stagingLine, (m) => prefixOf(partnerId, m), BATCH);
-      if (body) await readBody(body, FEED_BODY_LIMIT, new FeedJsonReader(collector));
-      const read = collector.result();
-      if (Object.keys(read.nul).length > 0) throw validationFailed(read.nul);
-      const invalid = check(body ? read.skeleton : undefined, read.count);
-      if (invalid) throw validationFailed(invalid);
-      const { metadata } = read.skeleton as FeedBody;
-      const { nonce, total_shards: total } = metadata;
-      const shard = checkShard(metadata, read);
-      if (shard instanceof AppError) {
-        await forget(partnerId, nonce);
-        throw shard;
+      // The shard's COPY text is freed as soon as nothing can read it (collector.release), rather than
+      // at V8's next full collection: unless its COPY failed midway, when a write of it may still be
+      // in flight (V8 frees it once nothing holds it).
+      let copying = false;
+      try {
+        if (body) await readBody(body, FEED_BODY_LIMIT, new FeedJsonReader(collector));
+        const read = collector.result();
+        if (Object.keys(read.nul).length > 0) throw validationFailed(read.nul);
+        const invalid = check(body ? read.skeleton : undefined, read.count);
+        if (invalid) throw validationFailed(invalid);
+        const { metadata } = read.skeleton as FeedBody;
+        const { nonce, total_shards: total } = metadata;
+        const shard = checkShard(metadata, read);
+        if (shard instanceof AppError) {
+          await forget(partnerId, nonce);
+          throw shard;
+        }
+        copying = true;
+        const stored = await storeShard(partnerId, shard, clock.now());
+        copying = false;
+        collector.release();
+        if (stored.status === 'mismatch') {
+          await forget(partnerId, nonce);
+          throw validationFailed({ 'metadata.total_shards': [`must be the same for every shard of a nonce (an earlier shard said ${stored.was})`] }, `Nothing of nonce ${nonce} is kept: send every shard again.`);
+        }
+        if (stored.status === 'lost') {
+          await forget(partnerId, nonce);
+          throw conflict(`Records of nonce ${nonce}'s earlier shards were lost by the service (a restart); the snapshot is unchanged and nothing of nonce ${nonce} is kept: send every shard again.`, { nonce });
+        }
+        if (stored.status === 'complete' && stored.counts) log.info({ partnerId, nonce, ...stored.counts }, 'availability feed processed');
+        return { nonce, status: stored.status, receivedShards: stored.received, totalShards: total };
+      } finally {
+        if (!copying) collector.release();
       }
-      const stored = await storeShard(partnerId, shard, clock.now());
-      if (stored.status === 'mismatch') {
-        await forget(partnerId, nonce);
-        throw validationFailed({ 'metadata.total_shards': [`must be the same for every shard of a nonce (an earlier shard said ${stored.was})`] }, `Nothing of nonce ${nonce} is kept: send every shard again.`);
-      }
-      if (stored.status === 'lost') {
-        await forget(partnerId, nonce);
-        throw conflict(`Records of nonce ${nonce}'s earlier shards were lost by the service (a restart); the snapshot is unchanged and nothing of nonce ${nonce} is kept: send every shard again.`, { nonce });
-      }
-      if (stored.status === 'complete' && stored.counts) log.info({ partnerId, nonce, ...stored.counts }, 'availability feed processed');
-      return { nonce, status: stored.status, receivedShards: stored.received, totalShards: total };
     },
 
     async status(partnerId: string): Promise<FeedStatus> {

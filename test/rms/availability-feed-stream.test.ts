@@ -66,6 +66,25 @@ describeEachStore('POST /v1/rms/availability-feed: the body read as a stream', (
     expect(await app.service.app.services.feed.snapshotAvailability(partnerId, 'v-7', '2025-06-12', 8)).toMatchObject({ nonce: last });
   });
 
+  it('a shard whose COPY text fills more than one of its chunks (6,000 records) is stored record for record, as the same records in small shards are', async () => {
+    // The records' COPY text is kept in chunks of the shard (a first one of 256 KiB, then large ones):
+    // ~1.1 MiB here, so batches sit in two chunks and one may end where the next begins.
+    const rows = async () =>
+      (await sql<{ row: string }>`SELECT concat_ws('|', rms_venue_id, date::text, party_size, area_id, duration, slots::text) AS row
+        FROM rms_availability WHERE partner_id = ${partnerId} ORDER BY rms_venue_id, party_size, slots::text`.execute(app.db.kysely)).rows.map((r) => r.row);
+    const data = records(6000);
+    const small = nonce();
+    for (let s = 0; s < 20; s++) expect((await post({ metadata: meta(small, s, 20), data: data.slice(s * 300, (s + 1) * 300) })).status).toBe(202);
+    const expected = await rows();
+    expect(expected).toHaveLength(6000);
+    // metadata first (the lines made whole), then after data (each line's prefix replaced).
+    for (const body of [(id: string) => ({ metadata: meta(id, 0, 1), data }), (id: string) => `{"data":${JSON.stringify(data)},"metadata":${JSON.stringify(meta(id, 0, 1))}}`]) {
+      const id = nonce();
+      expect((await post(body(id))).body).toEqual({ nonce: id, status: 'complete', receivedShards: 1, totalShards: 1 });
+      expect(await rows()).toEqual(expected);
+    }
+  });
+
   it('a truncated body → 400 "not valid JSON" in the envelope; an earlier shard of its nonce stays, nothing of this one is staged', async () => {
     const id = nonce();
     expect((await post({ metadata: meta(id, 0, 2), data: records(2) })).status).toBe(202);
