@@ -16,6 +16,19 @@ export async function generateSelfSigned(commonName = 'localhost'): Promise<TlsM
   return selfSignedCertificate({ commonName, notBefore, notAfter, dnsNames: ['localhost'], ips: ['127.0.0.1', '::1'] });
 }
 
+/** Each certificate's end of validity, by its text: a sandbox start reads the same one six times (issue 28). */
+const validity = new Map<string, number>();
+
+function validUntil(cert: string): number {
+  let until = validity.get(cert);
+  if (until === undefined) {
+    until = new Date(new X509Certificate(cert).validTo).getTime();
+    if (validity.size >= 64) validity.clear();
+    validity.set(cert, until);
+  }
+  return until;
+}
+
 /**
  * The certificate in `dir` (tls.key + tls.crt), generated on first use and reused afterwards so
  * clients that trusted it once keep trusting it (DES-006). Regenerated when it has expired.
@@ -25,7 +38,7 @@ export async function loadOrCreateSelfSigned(dir: string): Promise<TlsMaterial &
   const certFile = join(dir, 'tls.crt');
   if (existsSync(keyFile) && existsSync(certFile)) {
     const material = { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
-    if (new Date(new X509Certificate(material.cert).validTo).getTime() > Date.now() + 24 * 3600 * 1000) {
+    if (validUntil(material.cert) > Date.now() + 24 * 3600 * 1000) {
       return { ...material, certFile };
     }
   }
