@@ -20,7 +20,28 @@ const FIRST_CHUNK = 256 * 1024;
  * pages: after a 1,000,000-record feed the serve held ~17 MiB more than a fresh one, under every
  * later request (bench/bulk.ts, the GET feed's peak RSS).
  */
-const BIG_CHUNK = 32 * 1024 * 1024 + 64 * 1024;
+export const BIG_CHUNK = 32 * 1024 * 1024 + 64 * 1024;
+
+/**
+ * Where a collector's chunks come from, and go back to once nothing can read them (release): the
+ * service keeps the last big one for the next shard (availability-feed.service.ts).
+ */
+export interface ChunkSource {
+  take(size: number): Buffer;
+  give(chunk: Buffer): void;
+}
+
+/**
+ * Frees a chunk at once, rather than at V8's next full collection (a chunk lives long enough to be in
+ * its old generation): its memory is moved to a new ArrayBuffer nothing holds, freed at the next
+ * scavenge. `chunk` (and every view of it) is empty after.
+ */
+export function detach(chunk: Buffer): void {
+  structuredClone(chunk.buffer, { transfer: [chunk.buffer] });
+}
+
+/** Every chunk new (Buffer.allocUnsafeSlow: its own memory, not a slice of Node's pool), freed when given back. */
+export const newChunks: ChunkSource = { take: (size) => Buffer.allocUnsafeSlow(size), give: detach };
 
 /** A body read through: its top-level members but `data` (an array set aside as []), and its records. */
 export interface ReadShard {
@@ -64,6 +85,7 @@ export class ShardCollector implements FeedJsonSink {
     private readonly line: (r: FeedRecord) => string,
     private readonly prefixOf: (metadata: unknown) => string,
     private readonly batch: number,
+    private readonly source: ChunkSource = newChunks,
   ) {}
 
   member(key: string | null, value: unknown, escapedNul: boolean): void {
@@ -101,13 +123,12 @@ export class ShardCollector implements FeedJsonSink {
   }
 
   /**
-   * Frees the chunks at once, rather than at V8's next full collection (their Buffers have lived long
-   * enough to be in its old generation): each chunk's memory is moved to a new ArrayBuffer nothing
-   * holds, freed at the next scavenge. Only once nothing can still read them: never while a write of
-   * a batch may be in flight (the caller's COPY ended, or never began); the batches are empty after.
+   * Gives the chunks back to their source (which frees them at once, or keeps one for the next shard).
+   * Only once nothing can still read them: never while a write of a batch may be in flight (the
+   * caller's COPY ended, or never began); the batches must not be read after.
    */
   release(): void {
-    for (const chunk of this.chunks) structuredClone(chunk.buffer, { transfer: [chunk.buffer] });
+    for (const chunk of this.chunks) this.source.give(chunk);
     this.chunks = [];
     this.batches = [];
     this.used = 0;
@@ -147,8 +168,7 @@ export class ShardCollector implements FeedJsonSink {
     const length = Buffer.byteLength(text);
     let chunk = this.chunks.at(-1);
     if (!chunk || chunk.length - this.used < length) {
-      // Buffer.allocUnsafeSlow: a chunk of its own (not a slice of Node's pool), so release can free it.
-      chunk = Buffer.allocUnsafeSlow(Math.max(length, this.chunks.length === 0 ? FIRST_CHUNK : BIG_CHUNK));
+      chunk = this.source.take(Math.max(length, this.chunks.length === 0 ? FIRST_CHUNK : BIG_CHUNK));
       this.chunks.push(chunk);
       this.used = 0;
     }
