@@ -4,7 +4,8 @@ import { snapshotRead, transactionWithCopy, type CopyIn, type Db, type Executor 
 import { emit } from '../db/outbox.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, conflict, validationFailed, type FieldProblems } from '../lib/errors.ts';
-import { BIG_CHUNK, detach, ShardCollector, type ChunkSource, type ReadShard } from './availability-feed-shard.fns.ts';
+import { ShardCollector, type ReadShard } from './availability-feed-shard.fns.ts';
+import { spareChunks } from './feed-chunks.ts';
 import { isOlderFeed } from './availability-feed.fns.ts';
 import {
   dropNonce, findSnapshot, firstReceivedOf, incompleteNonces, lockPartnerFeed, pruneAbandoned, recordShard, replaceSnapshot, shardsOf, snapshotRecord, SNAPSHOT_NONCE,
@@ -140,37 +141,6 @@ function readBody(source: Readable, limit: number, reader: FeedJsonReader): Prom
 function prefixOf(partnerId: string, metadata: unknown): string {
   const m = metadata as { nonce?: unknown; shard_number?: unknown } | null;
   return typeof m?.nonce === 'string' && Number.isSafeInteger(m.shard_number) ? stagingPrefix(partnerId, m.nonce, m.shard_number as number) : '';
-}
-
-/** How long the last shard's big COPY-text chunk is kept for the next shard of a feed. */
-const SPARE_MS = 1000;
-
-/**
- * The shards' COPY-text chunks, the last big one kept for the next shard (an RMS sends a feed's shards
- * one after the other) and freed after SPARE_MS without one. A new 32 MiB chunk per shard counted in
- * full as V8's external memory and made it collect twice a shard instead of once (bench/bulk.ts: ~10%
- * more CPU per 1,000,000-record ingest). A chunk is given back only once nothing reads it (release).
- */
-function spareChunks(): ChunkSource {
-  let spare: Buffer | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    take(size) {
-      if (size < BIG_CHUNK || !spare || spare.length < size) return Buffer.allocUnsafeSlow(size);
-      const chunk = spare;
-      spare = null;
-      return chunk;
-    },
-    give(chunk) {
-      if (spare || chunk.length < BIG_CHUNK) return detach(chunk);
-      spare = chunk;
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        if (spare) detach(spare);
-        spare = null;
-      }, SPARE_MS).unref();
-    },
-  };
 }
 
 export const tooLarge = (limit: number) => new AppError('payload_too_large', `The request body is larger than the limit of ${limit / 1048576} MiB for a feed shard; send the feed in more shards.`);
