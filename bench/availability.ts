@@ -16,7 +16,8 @@
 //
 // Options: BENCH_LOOKUPS (400: healthy requests of each kind), BENCH_HANG_LOOKUPS (96),
 // BENCH_ROUNDS (2: the healthy pairs alternate this many times; figures are the medians of the rounds'
-// p50 and p99), BENCH_PARTS (healthy,snapshot), BENCH_PROFILE=1 (the service writes a CPU profile to BENCH_PROFILE_DIR on exit).
+// p50 and p99), BENCH_PARTS (healthy,snapshot), BENCH_PROFILE=1 (the service writes a CPU profile to BENCH_PROFILE_DIR on exit),
+// BENCH_RMS_HTTP1=1 (the reference RMS offers only HTTP/1.1; by default it offers HTTP/2 too).
 // Everything lives in a fresh schema, dropped at the end; every child is in its own process group,
 // killed at the end, on failure, and on SIGINT/SIGTERM.
 
@@ -187,7 +188,11 @@ async function main(): Promise<void> {
   };
   const agents: Agent[] = [];
   try {
-    const simStarted = await start([join(ROOT, 'bin/tableside.mjs'), 'rms-sim', '--port', '0', '--json'], { TABLESIDE_DATA: tmp('rms') }, /^\{/);
+    // The reference RMS offers HTTP/2 by ALPN too: once an availability call has timed out, the service
+    // asks over a pool that offers it, where a lookup given up at its limit resets its stream instead of
+    // closing its connection (docs/decisions.md). BENCH_RMS_HTTP1=1: the RMS speaks HTTP/1.1 only.
+    const http2 = process.env.BENCH_RMS_HTTP1 ? [] : ['--http2'];
+    const simStarted = await start([join(ROOT, 'bin/tableside.mjs'), 'rms-sim', '--port', '0', ...http2, '--json'], { TABLESIDE_DATA: tmp('rms') }, /^\{/);
     const sim = JSON.parse(simStarted.line) as { baseUrl: string; apiKey: string; caFile: string };
     const data = tmp('serve');
     const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? tmpdir()}`] : [];

@@ -110,6 +110,14 @@ export function bundleOptions(entryPoints, outdir) {
     plugins: [ownImportMetaUrl, ownDirname],
     absWorkingDir: ROOT,
     logLevel: 'warning',
+    // Every start compiles the chunks it loads (Node 20 has no compile cache for ES modules): without
+    // comments and spaces, and with syntax shortened, there is less to scan (issue 28: importing the
+    // service chunk 434 -> 395 ms of CPU, medians of 16 alternated). Names are kept (stack traces,
+    // Fastify's plugin names); a linked source map points a trace back at the sources with
+    // `node --enable-source-maps`, and costs nothing at a start without it.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
   };
 }
 

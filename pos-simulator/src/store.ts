@@ -129,9 +129,24 @@ export class SimStore {
   }
 }
 
-/** Temp file + rename: a crash mid-write leaves the previous complete file (shared with the RMS simulator). */
+/**
+ * Temp file + rename: a crash mid-write leaves the previous complete file (shared with the RMS
+ * simulator). A file that already holds the same text is left as it is: a sandbox restart saves the
+ * state it has just loaded, and renaming over a file waits for the new one's data to be written out
+ * (ext4), up to 66 ms of a restart's main thread in a profile under load (issue 28).
+ */
 export function writeJsonAtomically(file: string, value: unknown): void {
+  const text = JSON.stringify(value, null, 2);
+  if (holds(file, text)) return;
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2));
+  writeFileSync(tmp, text);
   renameSync(tmp, file);
+}
+
+function holds(file: string, text: string): boolean {
+  try {
+    return readFileSync(file, 'utf8') === text;
+  } catch {
+    return false;
+  }
 }

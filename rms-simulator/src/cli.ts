@@ -16,6 +16,8 @@ export interface RmsSimOptions {
   tablesideApiKey?: string;
   /** PEM file to trust for Tableside's certificate. */
   tablesideCaFile?: string;
+  /** Also offer HTTP/2 by ALPN. */
+  http2?: boolean;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function runRmsSim(opts: RmsSimOptions = {}): Promise<void> {
     stateFile: opts.stateFile,
     tls,
     seed: true,
+    http2: opts.http2,
     ...(opts.tablesideUrl !== undefined && opts.tablesideApiKey !== undefined
       ? { tableside: { tablesideUrl: opts.tablesideUrl, apiKey: opts.tablesideApiKey, ca: opts.tablesideCaFile ? readFileSync(opts.tablesideCaFile, 'utf8') : undefined } }
       : {}),

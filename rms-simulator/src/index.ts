@@ -39,6 +39,8 @@ export interface RmsSimulatorOptions {
   outbound?: OutboundOptions;
   /** Fastify request logging, to stderr. Default off. */
   logger?: boolean;
+  /** Also offer HTTP/2 (ALPN h2; HTTP/1.1 still answers clients that do not ask for it). Default off. */
+  http2?: boolean;
 }
 
 export interface RmsSimulator {
@@ -82,7 +84,7 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
   const tls = opts.tls ?? (await selfSignedLocalhost());
   const app = buildServer(tls, {
     store, log, venues, bookings, failures, outbound, parked: held.parked, sleep: held.sleep, oversized: new OversizedAnswers(),
-  }, opts.logger ?? false);
+  }, opts.logger ?? false, opts.http2 ?? false);
   const baseUrl = await listenLocal(app, opts.host, opts.port).catch(async (err: unknown) => {
     // A port already taken (a remembered sandbox port): nothing of this attempt may keep running.
     await outbound.close();

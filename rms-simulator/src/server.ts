@@ -1,5 +1,6 @@
 // Fastify assembly of the reference RMS: HTTPS listener, the error envelope, contract and control routes.
 
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TlsPair } from '../../pos-simulator/src/tls.ts';
 import { contractRoutes, type ContractDeps } from './contract.routes.ts';
@@ -24,9 +25,8 @@ function fieldProblems(errors: AjvError[]): Record<string, string[]> {
   return details;
 }
 
-export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): FastifyInstance {
-  const app = Fastify({
-    https: { key: tls.key, cert: tls.cert },
+export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean, http2 = false): FastifyInstance {
+  const options = {
     // Logs go to stderr so `rms-sim --json` keeps stdout for its one line.
     logger: logger ? { level: 'info', stream: process.stderr } : false,
     bodyLimit: 1024 * 1024,
@@ -35,7 +35,13 @@ export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): Fa
     // Each route's schemas compiled on first use (lazy-compilers.ts).
     schemaController: { compilersFactory: lazyCompilers },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-  });
+  };
+  // With http2, HTTP/2 is offered by ALPN and HTTP/1.1 still answers clients that do not ask for it;
+  // the routes use nothing of the request and reply that differs between the two.
+  const app: FastifyInstance = http2
+    ? (Fastify({ ...options, http2: true, https: { allowHTTP1: true, key: tls.key, cert: tls.cert } }) as unknown as FastifyInstance)
+    : Fastify({ ...options, https: { key: tls.key, cert: tls.cert } });
+  if (http2) closeEveryConnection(app);
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof RmsError) {
@@ -59,4 +65,20 @@ export function buildServer(tls: TlsPair, deps: ServerDeps, logger: boolean): Fa
   app.register(async (scope) => contractRoutes(scope, deps));
   app.register(async (scope) => controlRoutes(scope, deps));
   return app;
+}
+
+/**
+ * forceCloseConnections for the HTTP/2 server: Fastify closes its HTTP/2 sessions gracefully and, for
+ * the HTTP/1.1 connections it also serves, tracks only those that sent `Connection: keep-alive` (an
+ * HTTP/2 server has no closeAllConnections), so an idle kept-alive client would hold the close.
+ */
+function closeEveryConnection(app: FastifyInstance): void {
+  const sockets = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  app.addHook('preClose', async () => {
+    for (const socket of sockets) socket.destroy();
+  });
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config.ts';
+import { embeddedDbDir, startTemplateCopy } from '../db/template-copy.ts';
 import { print, type RunOperatorCommand } from '../lib/cli.ts';
 import { sandboxFile } from '../sandbox/ports.ts';
 import type { RunningService } from './service.ts';
@@ -14,6 +15,9 @@ export function registerServiceCommands(program: Command, operator: RunOperatorC
     .option('--sandbox', 'sandbox mode (same as SANDBOX=1)')
     .action(async (opts: { sandbox?: boolean }) => {
       const config = loadConfig(process.env, opts.sandbox ? { sandbox: true } : {});
+      // A new embedded store's copy of the template begins now, in a worker thread, while the
+      // service's code loads (db/template-copy.ts); the store takes it under the data directory's lock.
+      if (!config.databaseUrl) startTemplateCopy(embeddedDbDir(config.dataDir));
       const { startService } = await import('./service.ts');
       const service = await startService(config);
       process.stderr.write(`${startBanner(service, config).join('\n')}\n`);

@@ -1,9 +1,11 @@
-import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { openEmbedded, openPostgres, type Db } from './db.ts';
 import { acquireDirLock } from './lock.ts';
 import { migrate, type MigrateResult } from './migrate.ts';
+import { embeddedDbDir } from './template-copy.ts';
 import { seedFromTemplate } from './template.ts';
+
+export { embeddedDbDir };
 
 // Opens the store the configuration selects (DES-049): PostgreSQL when DATABASE_URL is set,
 // otherwise the embedded PGlite in TABLESIDE_DATA, taken under the data directory's PID lock.
@@ -16,8 +18,6 @@ export interface Store {
   /** Closes the store and releases the data directory. */
   close(): Promise<void>;
 }
-
-export const embeddedDbDir = (dataDir: string) => join(dataDir, 'pgdata');
 
 /**
  * An operator command that opens the embedded store itself runs a few statements and exits: PGlite's

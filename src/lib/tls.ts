@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext, type SecureContext } from 'node:tls';
+import { selfSignedCertificate } from './self-signed.ts';
 
 export interface TlsMaterial {
   key: string;
@@ -10,32 +11,22 @@ export interface TlsMaterial {
 
 /** A self-signed certificate for localhost and the loopback addresses, valid for two years. */
 export async function generateSelfSigned(commonName = 'localhost'): Promise<TlsMaterial> {
-  // Loaded only to make one (selfsigned and its X.509 library are about 0.3 s to load): a start
-  // whose data directory already holds its certificate never needs it.
-  const { default: selfsigned } = await import('selfsigned');
-  const notBeforeDate = new Date(Date.now() - 60_000);
-  const notAfterDate = new Date(notBeforeDate.getTime() + 2 * 365 * 24 * 3600 * 1000);
-  const pems = await selfsigned.generate([{ name: 'commonName', value: commonName }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-          { type: 7, ip: '::1' },
-        ],
-      },
-    ],
-  } as Parameters<typeof selfsigned.generate>[1]);
-  return { key: pems.private, cert: pems.cert };
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(notBefore.getTime() + 2 * 365 * 24 * 3600 * 1000);
+  return selfSignedCertificate({ commonName, notBefore, notAfter, dnsNames: ['localhost'], ips: ['127.0.0.1', '::1'] });
+}
+
+/** Each certificate's end of validity, by its text: a sandbox start reads the same one six times (issue 28). */
+const validity = new Map<string, number>();
+
+function validUntil(cert: string): number {
+  let until = validity.get(cert);
+  if (until === undefined) {
+    until = new Date(new X509Certificate(cert).validTo).getTime();
+    if (validity.size >= 64) validity.clear();
+    validity.set(cert, until);
+  }
+  return until;
 }
 
 /**
@@ -47,7 +38,7 @@ export async function loadOrCreateSelfSigned(dir: string): Promise<TlsMaterial &
   const certFile = join(dir, 'tls.crt');
   if (existsSync(keyFile) && existsSync(certFile)) {
     const material = { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
-    if (new Date(new X509Certificate(material.cert).validTo).getTime() > Date.now() + 24 * 3600 * 1000) {
+    if (validUntil(material.cert) > Date.now() + 24 * 3600 * 1000) {
       return { ...material, certFile };
     }
   }

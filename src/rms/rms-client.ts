@@ -95,18 +95,35 @@ export interface RmsClientOptions {
 
 const enc = encodeURIComponent;
 
+/**
+ * How long after an availability call timed out the next ones go over the multiplexed pool: an RMS
+ * that let one hang is likely to let the next ones hang too (issue 28).
+ */
+export const MULTIPLEXED_AFTER_TIMEOUT_MS = 60_000;
+
 /** The client of one RMS (one base URL and key), over its own keep-alive pool. */
 export class RmsClient {
+  /** Until when availability calls go over `multiplexed` (ms since the epoch; 0: never yet). */
+  private multiplexedUntil = 0;
+
   constructor(
     private readonly endpoint: RmsEndpoint,
     private readonly dispatcher: Dispatcher,
     private readonly opts: RmsClientOptions,
+    /**
+     * A pool that offers HTTP/2 by ALPN, for availability calls while the RMS lets them time out: over
+     * HTTP/2 a call given up at its limit resets its stream and the connection stays, where over
+     * HTTP/1.1 its socket is destroyed, so every lookup to a hanging RMS cost a new TCP connection and
+     * TLS handshake on both sides. A healthy RMS is asked over HTTP/1.1 as before: over HTTP/2 undici
+     * spends ~0.2 ms more CPU per answered call (measured, 16 in flight). docs/decisions.md.
+     */
+    private readonly multiplexed: () => Dispatcher = () => dispatcher,
   ) {}
 
   private async call(
     method: 'GET' | 'POST' | 'PUT',
     path: string,
-    o: { query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+    o: { query?: Record<string, string | undefined>; body?: unknown; headers?: Record<string, string>; timeoutMs?: number; dispatcher?: Dispatcher } = {},
   ): Promise<{ status: number; body: unknown }> {
     const url = new URL(this.endpoint.baseUrl.replace(/\/+$/, '') + path);
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
@@ -119,7 +136,7 @@ export class RmsClient {
       // The race keeps the whole-call limit whole while a TLS handshake stalls (rejectOnAbort).
       const pending = request(url, {
         method,
-        dispatcher: this.dispatcher,
+        dispatcher: o.dispatcher ?? this.dispatcher,
         headers: {
           authorization: `Bearer ${this.endpoint.apiKey}`,
           accept: 'application/json',
@@ -179,6 +196,10 @@ export class RmsClient {
     const res = await this.call('GET', '/availability', {
       query: { venueId: q.venueId, date: q.date, partySize: String(q.partySize), areaId: q.areaId ?? undefined },
       timeoutMs: this.availabilityTimeoutMs,
+      dispatcher: Date.now() < this.multiplexedUntil ? this.multiplexed() : undefined,
+    }).catch((err: unknown) => {
+      if (err instanceof RmsError && err.kind === 'timeout') this.multiplexedUntil = Date.now() + MULTIPLEXED_AFTER_TIMEOUT_MS;
+      throw err;
     });
     const answer = this.read('GET /availability', readAvailability, res.body);
     if (answer.venueId !== q.venueId || answer.date !== q.date || answer.partySize !== q.partySize) {
@@ -253,7 +274,7 @@ function transportError(err: unknown, what: string, timeoutMs: number): RmsError
  * is closed.
  */
 export class RmsClients {
-  private readonly clients = new Map<string, { key: string; client: RmsClient; agent: Agent }>();
+  private readonly clients = new Map<string, { key: string; client: RmsClient; agents: Agent[] }>();
   private readonly extraCa: string[] = [];
 
   constructor(private readonly opts: Omit<RmsClientOptions, 'extraCa'>) {}
@@ -264,7 +285,7 @@ export class RmsClients {
     this.extraCa.push(pem);
     // Pools built before trusted less; they are rebuilt on next use.
     for (const [id, entry] of this.clients) {
-      void entry.agent.close().catch(() => undefined);
+      for (const agent of entry.agents) void agent.close().catch(() => undefined);
       this.clients.delete(id);
     }
   }
@@ -274,8 +295,18 @@ export class RmsClients {
     const key = `${endpoint.baseUrl}\u0000${endpoint.apiKey}`;
     const known = this.clients.get(id);
     if (known?.key === key) return known.client;
-    if (known) void known.agent.close().catch(() => undefined);
-    const agent = new Agent({
+    if (known) for (const agent of known.agents) void agent.close().catch(() => undefined);
+    const agents = [this.pool(false)];
+    // The HTTP/2-offering pool is made when a lookup first times out (most RMSes never do).
+    const multiplexed = () => (agents[1] ??= this.pool(true));
+    const client = new RmsClient(endpoint, agents[0]!, this.opts, multiplexed);
+    this.clients.set(id, { key, client, agents });
+    return client;
+  }
+
+  /** A keep-alive pool whose connections pass the outbound-URL guard; `allowH2`: HTTP/2 when the RMS offers it by ALPN. */
+  private pool(allowH2: boolean): Agent {
+    return new Agent({
       connect: {
         timeout: Math.min(2000, this.opts.timeoutMs),
         lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
@@ -291,10 +322,8 @@ export class RmsClients {
       bodyTimeout: this.opts.timeoutMs,
       keepAliveTimeout: 10_000,
       connections: 32,
+      allowH2,
     });
-    const client = new RmsClient(endpoint, agent, this.opts);
-    this.clients.set(id, { key, client, agent });
-    return client;
   }
 
   /** A client for a one-off call (the healthcheck before saving), closed afterwards. */
@@ -305,13 +334,13 @@ export class RmsClients {
     } finally {
       const entry = this.clients.get(id);
       this.clients.delete(id);
-      await entry?.agent.close().catch(() => undefined);
+      await Promise.all((entry?.agents ?? []).map((agent) => agent.close().catch(() => undefined)));
     }
   }
 
   async close(): Promise<void> {
     const all = [...this.clients.values()];
     this.clients.clear();
-    await Promise.all(all.map((e) => e.agent.destroy().catch(() => undefined)));
+    await Promise.all(all.flatMap((e) => e.agents.map((agent) => agent.destroy().catch(() => undefined))));
   }
 }

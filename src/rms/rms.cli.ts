@@ -13,12 +13,13 @@ export function registerRmsCommands(program: Command): void {
     .option('--tableside-url <url>', 'send update notices (and feeds, seated events on request) to this Tableside')
     .option('--tableside-api-key <key>', "the RMS partner's Tableside API key, sent with them")
     .option('--tableside-ca <file>', "PEM certificate to trust for Tableside's")
+    .option('--http2', 'also offer HTTP/2 (by ALPN; HTTP/1.1 still answers)')
     .option('--json', 'print only the one JSON line')
-    .action(async (opts: { port: string; apiKey?: string; stateFile?: string; tablesideUrl?: string; tablesideApiKey?: string; tablesideCa?: string; json?: boolean }) => {
+    .action(async (opts: { port: string; apiKey?: string; stateFile?: string; tablesideUrl?: string; tablesideApiKey?: string; tablesideCa?: string; http2?: boolean; json?: boolean }) => {
       const { runRmsSim } = await import('../../rms-simulator/src/cli.ts');
       await runRmsSim({
         port: Number(opts.port), apiKey: opts.apiKey, json: !!opts.json, stateFile: opts.stateFile,
-        tablesideUrl: opts.tablesideUrl, tablesideApiKey: opts.tablesideApiKey, tablesideCaFile: opts.tablesideCa,
+        tablesideUrl: opts.tablesideUrl, tablesideApiKey: opts.tablesideApiKey, tablesideCaFile: opts.tablesideCa, http2: !!opts.http2,
       });
     });
 

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ChannelProtocol } from '../channels/access.service.ts';
 import type { ChannelAccessService, ChannelCredentials } from '../channels/access.service.ts';
 import type { ChannelsService } from '../content/channels.service.ts';
+import { writeSandboxJson } from './ports.ts';
 
 // The sandbox's booking channels (DESIGN 8.6): one of each protocol, linked to the sandbox RMS
 // venues, their credentials in sandbox.json `channels: [{id, protocol, name, credentials}]` so a
@@ -58,6 +59,6 @@ export async function ensureSandboxChannels(deps: {
 /** Adds `channels` to sandbox.json. */
 export function writeSandboxChannels<T extends object>(file: string, sandbox: T, channels: SandboxChannel[]): T & { channels: SandboxChannel[] } {
   const next = { ...sandbox, channels };
-  writeFileSync(file, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
+  writeSandboxJson(file, next);
   return next;
 }

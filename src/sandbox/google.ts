@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { startMapsBookingSimulator, type MapsBookingSimulator, type ServiceAccountKeyFile } from '../../maps-booking-simulator/src/index.ts';
 import type { GoogleRtuService } from '../channels/google-rtu.service.ts';
 import { loadOrCreateSelfSigned } from '../lib/tls.ts';
-import { rememberedPort, sandboxFile, startOnRememberedPort } from './ports.ts';
+import { rememberedPort, sandboxFile, startOnRememberedPort, writeSandboxJson } from './ports.ts';
 
 export type { MapsBookingSimulator };
 
@@ -87,6 +87,6 @@ export async function connectSandboxGoogle(deps: {
 /** Adds `googleApi` to sandbox.json. */
 export function writeSandboxGoogle<T extends object>(file: string, sandbox: T, googleApi: SandboxGoogleApi): T & { googleApi: SandboxGoogleApi } {
   const next = { ...sandbox, googleApi };
-  writeFileSync(file, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
+  writeSandboxJson(file, next);
   return next;
 }

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { startRmsSimulator, type RmsSimulator } from '../../rms-simulator/src/index.ts';
@@ -6,7 +5,7 @@ import type { VenuesService } from '../content/venues.service.ts';
 import { loadOrCreateSelfSigned } from '../lib/tls.ts';
 import type { BookingServicesService } from '../rms/booking-services.service.ts';
 import type { RmsClients } from '../rms/rms-client.ts';
-import { rememberedPort, sandboxFile, startOnRememberedPort } from './ports.ts';
+import { rememberedPort, sandboxFile, startOnRememberedPort, writeSandboxJson } from './ports.ts';
 
 export type { RmsSimulator };
 
@@ -75,6 +74,6 @@ export async function connectSandboxRms(deps: {
 /** Adds the RMS to sandbox.json: `rmsApiKey` (the reference RMS's key), its URL and the venues. */
 export function writeSandboxRms<T extends object>(file: string, sandbox: T, rms: SandboxRms): T & { rmsBaseUrl: string; rmsApiKey: string; rmsVenues: SandboxRms['venues'] } {
   const next = { ...sandbox, rmsBaseUrl: rms.baseUrl, rmsApiKey: rms.apiKey, rmsVenues: rms.venues };
-  writeFileSync(file, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
+  writeSandboxJson(file, next);
   return next;
 }

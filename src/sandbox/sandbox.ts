@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
@@ -10,7 +10,7 @@ import type { PatVenuesService } from '../pat/venues.service.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import type { ConnectionsService } from '../pos-mirror/connections.service.ts';
 import type { OrderSyncService } from '../pos-mirror/sync.service.ts';
-import { sandboxFile } from './ports.ts';
+import { sandboxFile, writeSandboxJson } from './ports.ts';
 import { seedSeatingVenue, type SeatingSandbox, type SeatingSandboxDeps } from './seating.ts';
 
 // Sandbox mode (`npm start`, `tableside serve --sandbox`). On first start: a partner with every kind of access, and two venues
@@ -141,6 +141,6 @@ export async function setupSandbox(deps: SandboxDeps): Promise<SandboxFile> {
     posSimulator: deps.posSimulator,
     seating,
   };
-  writeFileSync(file, JSON.stringify(sandbox, null, 2) + '\n', { mode: 0o600 });
+  writeSandboxJson(file, sandbox);
   return sandbox;
 }

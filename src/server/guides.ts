@@ -72,8 +72,10 @@ export function guidesMarkdown(guides: readonly Guide[]): string {
 
 export function registerGuides(app: FastifyInstance, guides: readonly Guide[]): void {
   const byName = new Map(guides.map((g) => [g.name, g]));
-  const index = PAGE('Guides', `<h1>Guides</h1><ul>${guides.map((g) => `<li><a href="/docs/guides/${g.name}">${marked.parseInline(escapeHtml(g.title), { async: false }) as string}</a></li>`).join('')}</ul>`);
-  app.get('/docs/guides', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(index));
+  // Made at the first request, as the guides' pages are: marked's first use is a few ms of a start.
+  let index: string | undefined;
+  const indexPage = () => PAGE('Guides', `<h1>Guides</h1><ul>${guides.map((g) => `<li><a href="/docs/guides/${g.name}">${marked.parseInline(escapeHtml(g.title), { async: false }) as string}</a></li>`).join('')}</ul>`);
+  app.get('/docs/guides', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send((index ??= indexPage())));
   app.get<{ Params: { name: string } }>('/docs/guides/:name', { schema: { hide: true } }, async (request, reply) => {
     const guide = byName.get(request.params.name);
     if (!guide) throw new AppError('not_found', 'There is no guide of that name; /docs/guides lists them.');

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openEmbedded } from '../../src/db/db.ts';
 import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
 import { makeTemplate, seedFromTemplate, templateDir, templateKey } from '../../src/db/template.ts';
+import { startTemplateCopy } from '../../src/db/template-copy.ts';
 
 // Issue 28: a new embedded data directory is a copy of a migrated template made at `npm install`
 // (bin/build.mjs), so a first start runs no initdb. The copy must be a store of its own, as migrated
@@ -48,6 +49,32 @@ describe('the pre-initialised embedded store', () => {
     expect(await seedFromTemplate(dir)).toBe(false);
     expect(readdirSync(dir)).toEqual(['something']);
   });
+
+  it('a copy begun before the lock is taken (serve, template-copy.ts) is the one the store takes, and is the template', async () => {
+    const template = await makeTemplate();
+    mkdirSync(join(work, 'd'));
+    const dir = join(work, 'd', 'pgdata');
+    startTemplateCopy(dir);
+    // Begun in this process's own directory: the data directory itself is untouched until taken.
+    expect(existsSync(dir)).toBe(false);
+    expect(await seedFromTemplate(dir)).toBe(true);
+    expect(readdirSync(join(work, 'd'))).toEqual(['pgdata']);
+    const files = (root: string) => readdirSync(root, { recursive: true }).map(String).sort();
+    expect(files(dir)).toEqual(files(template));
+    expect(readFileSync(join(dir, 'global', 'pg_control'))).toEqual(readFileSync(join(template, 'global', 'pg_control')));
+  }, 180_000);
+
+  it('a copy begun ahead for a data directory that meanwhile holds anything is thrown away, the directory untouched', async () => {
+    await makeTemplate();
+    const dir = join(work, 'e', 'pgdata');
+    mkdirSync(join(work, 'e'));
+    startTemplateCopy(dir);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'something'), 'x');
+    expect(await seedFromTemplate(dir)).toBe(false);
+    expect(readdirSync(join(work, 'e'))).toEqual(['pgdata']);
+    expect(readdirSync(dir)).toEqual(['something']);
+  }, 180_000);
 
   it('the template is keyed by the migrations: a new or an edited migration file is another key', () => {
     const copy = join(work, 'migrations');

@@ -9,13 +9,13 @@ import { MiB, oversizedCall } from '../helpers/memory.ts';
 
 const BYTES = 128 * MiB;
 
-describe('[BKG-45] the booking-services client reads at most 8 MiB of an answer', () => {
+describe.each([['HTTP/1.1', false], ['HTTP/2', true]] as const)('[BKG-45] the booking-services client reads at most 8 MiB of an answer (%s)', (_, http2) => {
   let sim: RmsSimulator;
   let clients: RmsClients;
   let client: RmsClient;
 
   beforeAll(async () => {
-    sim = await startRmsSimulator({ seed: true });
+    sim = await startRmsSimulator({ seed: true, http2 });
     // A limit long enough to read the whole answer, so only the cap can stop the reading.
     clients = new RmsClients({ timeoutMs: 60_000, availabilityTimeoutMs: 60_000, allowPrivate: true });
     clients.trust(sim.ca);

@@ -16,7 +16,8 @@ const body = (over: Partial<CreateBookingRequest> = {}): CreateBookingRequest =>
   ...over,
 });
 
-describe('the booking-services client', () => {
+// Over HTTP/1.1 and over HTTP/2: the client offers h2 by ALPN (issue 28), so an RMS that offers it too is spoken to in h2.
+describe.each([['HTTP/1.1', false], ['HTTP/2', true]] as const)('the booking-services client, the RMS offering %s', (_, http2) => {
   let sim: RmsSimulator;
   let clients: RmsClients;
   let client: RmsClient;
@@ -24,7 +25,7 @@ describe('the booking-services client', () => {
   const key = () => `client-test-${process.pid}-${++n}`;
 
   beforeAll(async () => {
-    sim = await startRmsSimulator({ seed: true });
+    sim = await startRmsSimulator({ seed: true, http2 });
     clients = new RmsClients({ timeoutMs: 1500, allowPrivate: true });
     clients.trust(sim.ca);
     client = clients.for('partner', { baseUrl: sim.baseUrl, apiKey: sim.apiKey });
@@ -57,6 +58,8 @@ describe('the booking-services client', () => {
     const sent = await sim.control.requests();
     expect(new Set(sent.map((r) => r.operation))).toEqual(new Set(['healthcheck', 'availability', 'create', 'read', 'update', 'search', 'cancel']));
     for (const r of sent) expect(r.headers.authorization, r.path).toBe(`Bearer ${sim.apiKey}`);
+    // A healthy RMS is asked over HTTP/1.1 (an HTTP/2 request carries its method as :method).
+    for (const r of sent) expect(r.headers[':method'], r.path).toBeUndefined();
   });
 
   it('[BKG-07] every create carries an Idempotency-Key; a retry with the same key and body gets the same booking', async () => {
@@ -97,6 +100,35 @@ describe('the booking-services client', () => {
     await sim.control.setFailures({ mode: 'hang', operations: ['read'], count: 1 });
     expect(await client.getBooking('x').catch((e) => e)).toMatchObject({ kind: 'timeout', message: expect.stringMatching(/1500 ms/) });
     expect(await client.getBooking('no-such-booking').catch((e) => e)).toMatchObject({ kind: 'not_found' });
+  });
+
+  it(`once a lookup timed out, the next ones go over ${http2 ? 'HTTP/2' : 'HTTP/1.1'}; answers, failures, the 8 MiB cap and the 1 s limit read as before`, async () => {
+    const lookup = () => client.availability({ venueId: 'rms-venue-1', date: '2025-06-11', partySize: 2 });
+    await sim.control.setFailures({ mode: 'hang', operations: ['availability'], count: 1 });
+    expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'timeout' });
+    await sim.control.clearRequests();
+    expect((await lookup()).slots.length).toBeGreaterThan(0);
+    await sim.control.setFailures({ mode: 'garbage', operations: ['availability'], count: 1 });
+    expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'bad_answer' });
+    await sim.control.setFailures({ mode: 'status', status: 429, operations: ['availability'], count: 1 });
+    expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'status', status: 429 });
+    await sim.control.setFailures({ mode: 'error5xx', operations: ['availability'], count: 1 });
+    expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'status', status: 503 });
+    await sim.control.setOversized({ bytes: 9 * 1024 * 1024, chunked: true, count: 1 });
+    expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'bad_answer', message: expect.stringMatching(/over 8388608 bytes/) });
+    await sim.control.setFailures({ mode: 'hang', operations: ['availability'], count: 2 });
+    for (let i = 0; i < 2; i++) {
+      const started = Date.now();
+      expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'timeout', message: expect.stringMatching(/1000 ms/) });
+      expect(Date.now() - started).toBeLessThan(1400);
+    }
+    expect((await lookup()).slots.length).toBeGreaterThan(0);
+    const sent = await sim.control.requests({ operation: 'availability' });
+    expect(sent.length).toBeGreaterThanOrEqual(7);
+    for (const r of sent) expect(r.headers[':method']).toBe(http2 ? 'GET' : undefined);
+    // The other calls stay on the HTTP/1.1 pool.
+    await client.healthcheck();
+    expect((await sim.control.requests({ operation: 'healthcheck' })).map((r) => r.headers[':method'])).toEqual([undefined]);
   });
 
   it('a wrong key is an RmsError with the 401 status; nothing is thrown past the client untyped', async () => {

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { selfSignedLocalhost, type TlsPair } from '../../pos-simulator/src/tls.ts';
+import { MULTIPLEXED_AFTER_TIMEOUT_MS, RmsClients } from '../../src/rms/rms-client.ts';
+
+// Issue 28: an availability lookup given up at its limit (an RMS that hangs) must not cost a new
+// connection when the RMS speaks HTTP/2: once a lookup has timed out, the next ones go over a pool
+// that offers h2 by ALPN, where a given-up call resets its stream and the connection stays. Over
+// HTTP/1.1 the unanswered request's socket has to be destroyed: an RMS that only speaks HTTP/1.1
+// still gets every lookup, on a new connection each time. A healthy RMS is asked over HTTP/1.1.
+
+let tls: TlsPair | undefined;
+let server: Http2SecureServer | HttpsServer | undefined;
+let clients: RmsClients | undefined;
+
+afterEach(async () => {
+  await clients?.close();
+  clients = undefined;
+  await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  server = undefined;
+});
+
+/** A TLS server that never answers /availability while `hang` is set and answers anything else 200; logs each request's version and connection. */
+async function rms(http2: boolean) {
+  tls ??= await selfSignedLocalhost();
+  const seen = { hang: true, connections: 0, requests: [] as { path: string; version: string; port: number | undefined }[] };
+  const handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+    const path = (req.url ?? '').split('?')[0]!;
+    seen.requests.push({ path, version: req.httpVersion, port: req.socket.remotePort });
+    if (path === '/availability' && seen.hang) return; // never answered
+    res.setHeader('content-type', 'application/json');
+    res.end(path === '/availability' ? JSON.stringify({ ...lookup, duration: 5400, slotData: [] }) : '{"status":"ok"}');
+  };
+  const s = http2 ? createSecureServer({ ...tls, allowHTTP1: true }, handler) : createHttpsServer(tls, handler);
+  server = s;
+  s.on('connection', () => seen.connections++);
+  await new Promise<void>((listening) => s.listen(0, '127.0.0.1', listening));
+  clients = new RmsClients({ timeoutMs: 2000, availabilityTimeoutMs: 150, allowPrivate: true });
+  clients.trust(tls.cert);
+  const client = clients.for('partner', { baseUrl: `https://127.0.0.1:${(s.address() as AddressInfo).port}`, apiKey: 'k' });
+  return { seen, client };
+}
+
+const lookup = { venueId: 'v1', date: '2026-12-01', partySize: 2 };
+
+describe('an RMS that hangs on availability', () => {
+  it('offering HTTP/2: after the first lookup timed out, the next ones give up at their limit on one HTTP/2 connection (streams reset, the connection kept)', async () => {
+    const { seen, client } = await rms(true);
+    for (let i = 0; i < 4; i++) {
+      const started = Date.now();
+      await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout', message: expect.stringMatching(/150 ms/) });
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
+    seen.hang = false;
+    expect(await client.availability(lookup)).toMatchObject({ venueId: 'v1', slots: [] });
+    await client.healthcheck();
+    expect(seen.requests.map((r) => `${r.path} ${r.version}`)).toEqual([
+      '/availability 1.1', '/availability 2.0', '/availability 2.0', '/availability 2.0', '/availability 2.0', '/healthcheck 1.1',
+    ]);
+    const overH2 = seen.requests.filter((r) => r.version === '2.0');
+    expect(new Set(overH2.map((r) => r.port)).size).toBe(1);
+  });
+
+  it('offering only HTTP/1.1: each lookup still gives up at its limit, each on a new connection (the unanswered one is closed)', async () => {
+    const { seen, client } = await rms(false);
+    for (let i = 0; i < 3; i++) {
+      await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout' });
+    }
+    seen.hang = false;
+    await client.availability(lookup);
+    expect(seen.requests.map((r) => r.version)).toEqual(['1.1', '1.1', '1.1', '1.1']);
+    expect(new Set(seen.requests.map((r) => r.port)).size).toBe(4);
+  });
+
+  it(`a healthy RMS offering HTTP/2 is asked over HTTP/1.1; ${MULTIPLEXED_AFTER_TIMEOUT_MS / 1000} s after the last timeout, lookups go back to it`, async () => {
+    const { seen, client } = await rms(true);
+    seen.hang = false;
+    await client.availability(lookup);
+    seen.hang = true;
+    await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout' });
+    seen.hang = false;
+    await client.availability(lookup);
+    const now = Date.now();
+    vi.spyOn(Date, 'now').mockReturnValue(now + MULTIPLEXED_AFTER_TIMEOUT_MS + 1);
+    try {
+      await client.availability(lookup);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(seen.requests.map((r) => r.version)).toEqual(['1.1', '1.1', '2.0', '1.1']);
+  });
+});
