@@ -62,18 +62,29 @@ async function closedLoop(total: number, concurrency: number, call: () => Promis
   return { p50: at(0.5), p99: at(0.99), max: latencies.at(-1)!, rps: (total / elapsed) * 1000 };
 }
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms); 0 once it has gone. */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
 
-/** `loop`, and the CPU each of `pids` used per request meanwhile. */
-async function withCpu(pids: Record<string, number>, total: number, loop: () => Promise<Stats>): Promise<Stats & { cpu: string }> {
+/**
+ * `loop`, and the CPU each of `pids` used per request meanwhile, and the serve's PostgreSQL backends
+ * (`backends` lists them: the pool's connections, by the application_name it sends): on two cores
+ * a statement the serve does not send is CPU both the serve and PostgreSQL no longer spend.
+ */
+async function withCpu(pids: Record<string, number>, total: number, loop: () => Promise<Stats>, backends: () => Promise<number[]>): Promise<Stats & { cpu: string }> {
   const before = Object.values(pids).map(cpuMs);
+  const pgBefore = new Map((await backends()).map((pid) => [pid, cpuMs(pid)]));
   const stats = await loop();
   const per = Object.entries(pids).map(([name, pid], i) => `${name} ${((cpuMs(pid) - before[i]!) / total).toFixed(2)}`);
-  return { ...stats, cpu: `${per.join(', ')} ms/request` };
+  let pgMs = 0;
+  for (const pid of await backends()) pgMs += cpuMs(pid) - (pgBefore.get(pid) ?? 0);
+  return { ...stats, cpu: `${per.join(', ')}, postgres ${(pgMs / total).toFixed(2)} ms/request` };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -166,6 +177,9 @@ async function main(): Promise<void> {
   await admin.connect();
   await admin.query(`CREATE SCHEMA "${schema}"`);
   const url = withSchema(BASE_URL, schema);
+  /** What the serve's pool calls itself (PGAPPNAME), to find its backends. */
+  const APP_NAME = `${schema}_serve`;
+  const backends = async () => (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [APP_NAME])).rows.map((r) => r.pid);
   const dirs: string[] = [];
   const tmp = (name: string) => {
     const d = mkdtempSync(join(tmpdir(), `tableside-bench-avail-${name}-`));
@@ -183,7 +197,7 @@ async function main(): Promise<void> {
     const data = tmp('serve');
     const profile = process.env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? tmpdir()}`] : [];
     const serveStarted = await start([...profile, join(ROOT, 'bin/tableside.mjs'), 'serve'], {
-      DATABASE_URL: url, TABLESIDE_DATA: data, PORT: '0', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: process.env.BENCH_SERVE_LOG_LEVEL ?? 'warn', NODE_EXTRA_CA_CERTS: sim.caFile, AUTH_FAILURE_LIMIT_PER_MIN: '100000',
+      DATABASE_URL: url, PGAPPNAME: APP_NAME, TABLESIDE_DATA: data, PORT: '0', ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: process.env.BENCH_SERVE_LOG_LEVEL ?? 'warn', NODE_EXTRA_CA_CERTS: sim.caFile, AUTH_FAILURE_LIMIT_PER_MIN: '100000',
     }, /Tableside listening on https:\/\//, 'stderr');
     const serveUrl = /(https:\/\/[^\s]+:\d+)/.exec(serveStarted.line)![1]!;
     const bareStarted = await start([join(ROOT, 'bin/run-ts.mjs'), join(ROOT, 'bench/lib/baseline-server.ts'), join(data, 'tls.crt'), join(data, 'tls.key')], {}, /^https:\/\//);
@@ -248,10 +262,10 @@ async function main(): Promise<void> {
     // The CPU per request of the serve and of the RMS simulator beside each figure (from /proc): on
     // two shared cores the wall figures move 1.5x between rounds of the same code, the CPU less.
     for (let r = 0; r < ROUNDS; r++) {
-      runs.bareV3!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 4, bareV3)));
-      runs.v3!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 4, v3)));
-      runs.bareBc!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 16, bareBc)));
-      runs.bc!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 16, bc('live'))));
+      runs.bareV3!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 4, bareV3), backends));
+      runs.v3!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 4, v3), backends));
+      runs.bareBc!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 16, bareBc), backends));
+      runs.bc!.push(await withCpu(pids, LOOKUPS, () => closedLoop(LOOKUPS, 16, bc('live')), backends));
     }
     const med = (k: string): Stats => {
       const s = runs[k]!;
@@ -286,8 +300,8 @@ async function main(): Promise<void> {
     await closedLoop(400, 32, bareGet);
     const bare32 = await closedLoop(2000, 32, bareGet);
     await control.setFailures({ mode: 'hang', operations: ['availability'] });
-    const hangBc = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, bc('snapshot')));
-    const hangV3 = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, v3));
+    const hangBc = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, bc('snapshot')), backends);
+    const hangV3 = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, v3), backends);
     await control.setFailures({ mode: 'none', operations: null });
     await control.close();
     console.log(`\n### Availability, RMS hanging: from the snapshot (${HANG_LOOKUPS} each, 32 in flight)\n`);

@@ -184,7 +184,8 @@ function buildBookingChannels(
 ) {
   // Channels' credentials are kept like partners' (a revoke waits for every process).
   const channelAccess = createChannelAccessService({ db, clock, credentials });
-  const channelApi = createChannelApiService({ db, clock, bookings, availability });
+  // So are the venues a channel reads (an unlink or a venue's edit waits for every process).
+  const channelApi = createChannelApiService({ db, clock, bookings, availability, credentials });
   // A booking made through a channel: each recorded change reaches that channel's endpoints (8.7a).
   bookings.onChange(channelWebhookListener());
   const v3 = createV3Service({ db, clock, api: channelApi, availability });

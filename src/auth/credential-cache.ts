@@ -23,10 +23,11 @@ import { uuidv7 } from '../lib/ids.ts';
 
 /**
  * What a holder keeps: partners' tokens and keys; booking channels' API keys and Basic usernames
- * (channels/access.service.ts); RMS partners' booking-services connections (rms/booking-services.service.ts).
- * Each is invalidated by the same epoch: its tables bump it by trigger (migrations 016, 025).
+ * (channels/access.service.ts); RMS partners' booking-services connections (rms/booking-services.service.ts);
+ * a venue as a channel sees it, its link and its company's booking settings (channels/channel-api.service.ts).
+ * Each is invalidated by the same epoch: its tables bump it by trigger (migrations 016, 025, 027).
  */
-export type CredentialKind = 'token' | 'key' | 'channel-key' | 'channel-basic' | 'rms-connection';
+export type CredentialKind = 'token' | 'key' | 'channel-key' | 'channel-basic' | 'rms-connection' | 'channel-venue';
 
 /** A credential row as the lookup returns it, with the epoch it was read at. */
 export interface Epoched {

@@ -19,15 +19,6 @@ export interface LinkedVenue {
   maxCovers: number | null;
 }
 
-export interface BookableVenue extends LinkedVenue {
-  linked: boolean;
-  ownerPartnerId: string | null;
-  externalId: string | null;
-  minAdvanceBooking: number;
-  minAdvanceBookingCancelling: number;
-  includeSourceInNotes: boolean;
-}
-
 const VENUE = sql`v.id, v.name, v.city, v.country_code AS "countryCode", v.timezone, v.currency, v.latitude, v.longitude,
   v.url, v.min_covers AS "minCovers", v.max_covers AS "maxCovers"`;
 
@@ -42,14 +33,32 @@ export async function countLinkedVenues(ex: Executor, channelId: string): Promis
   return rows[0]?.n ?? 0;
 }
 
-/** A venue with its link to the channel and its company's booking settings; null when it does not exist. */
-export async function bookableVenue(ex: Executor, channelId: string, venueId: string): Promise<BookableVenue | null> {
-  const { rows } = await sql<BookableVenue>`SELECT ${VENUE},
+/**
+ * What a channel request needs of a venue: its link to the channel, what its RMS knows it by, and
+ * its company's booking settings. Kept per process under the credential cache's epoch (issue 28), so
+ * it holds only columns whose every change bumps the epoch (migration 027): add one there too.
+ */
+export interface BookableVenue {
+  id: string;
+  timezone: string | null;
+  currency: string | null;
+  linked: boolean;
+  ownerPartnerId: string | null;
+  externalId: string | null;
+  minAdvanceBooking: number;
+  minAdvanceBookingCancelling: number;
+  includeSourceInNotes: boolean;
+}
+
+/** A venue with its link to the channel and its company's booking settings, and the credential epoch read with them; null when it does not exist. */
+export async function bookableVenue(ex: Executor, channelId: string, venueId: string): Promise<(BookableVenue & { auth_epoch: string }) | null> {
+  const { rows } = await sql<BookableVenue & { auth_epoch: string }>`SELECT v.id, v.timezone, v.currency,
       EXISTS (SELECT 1 FROM venue_booking_channels l WHERE l.channel_id = ${channelId} AND l.venue_id = v.id) AS linked,
       v.owner_partner_id AS "ownerPartnerId", v.external_id AS "externalId",
       coalesce(c.min_advance_booking, 0) AS "minAdvanceBooking",
       coalesce(c.min_advance_booking_cancelling, 0) AS "minAdvanceBookingCancelling",
-      coalesce(c.include_source_in_notes, false) AS "includeSourceInNotes"
+      coalesce(c.include_source_in_notes, false) AS "includeSourceInNotes",
+      (SELECT epoch FROM auth_epoch) AS auth_epoch
     FROM venues v LEFT JOIN companies c ON c.id = v.company_id WHERE v.id = ${venueId}`.execute(ex);
   return rows[0] ?? null;
 }

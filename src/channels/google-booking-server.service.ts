@@ -5,7 +5,7 @@ import { localDatesText } from '../lib/iso/timezones.ts';
 import type { AvailabilityService } from '../rms/availability.service.ts';
 import type { Slot } from '../rms/rms-client.fns.ts';
 import type { ChannelIdentity } from './access.repository.ts';
-import { bookableVenue, bookingIdsByKeyPrefix, bookingKey, type BookableVenue } from './channel-api.repository.ts';
+import { bookingIdsByKeyPrefix, bookingKey, type BookableVenue } from './channel-api.repository.ts';
 import { fromRmsError, type ChannelApiService, type ChannelBooking } from './channel-api.service.ts';
 import { causeOf, echoSlotTime, int64, isAvailable, SERVICE_ID, userOfKey, v3Key, v3Status, v3UserPrefix } from './google-booking-server.fns.ts';
 import { LIST_BOOKINGS_LIMIT, type BatchAvailabilityLookupRequest, type CreateBookingRequest, type UpdateBookingRequest } from './google-booking-server.schemas.ts';
@@ -31,7 +31,8 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; cause: string; descripti
 
 export function createV3Service({ db, clock, api, availability }: V3Deps) {
   async function merchant(channel: ChannelIdentity, merchantId: string): Promise<BookableVenue> {
-    const v = UUID.test(merchantId) ? await bookableVenue(db.kysely, channel.id, merchantId) : null;
+    // The channel API's venue read: from memory under the credential cache's epoch, like /v1/bc's.
+    const v = UUID.test(merchantId) ? await api.venue(channel, merchantId) : null;
     if (!v || !v.linked) throw forbidden('This merchant_id is not bookable through your channel.');
     return v;
   }

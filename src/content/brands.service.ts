@@ -1,3 +1,4 @@
+import { awaitEpoch, currentEpoch } from '../auth/credential-cache.ts';
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { notFound, ProblemList, validationFailed } from '../lib/errors.ts';
@@ -106,13 +107,19 @@ export function createBrandsService({ db, clock, publicBaseUrl }: BrandsDeps) {
       });
     },
 
-    /** Puts the venues under the brand, and so under its company; answers the brand (spec 4.4). */
+    /**
+     * Puts the venues under the brand, and so under its company; answers the brand (spec 4.4). A
+     * venue that changes company takes that company's booking settings, which channels' requests
+     * read from memory under the credential epoch (migration 027): returns once every process sees them.
+     */
     async linkVenues(partnerId: string, brandId: string, venues: string[]): Promise<Brand> {
-      return db.kysely.transaction().execute(async (tx) => {
+      const { brand, epoch } = await db.kysely.transaction().execute(async (tx) => {
         const { brand, ids } = await lockForLink(tx, partnerId, brandId, venues);
         await venuesRepo.setBrand(tx, ids, brand.id, brand.company_id, clock.now());
-        return view(brand);
+        return { brand, epoch: await currentEpoch(tx) };
       });
+      await awaitEpoch(db.kysely, epoch);
+      return view(brand);
     },
 
     /** Takes the venues out of the brand (venues of another brand or none are left as they are). */

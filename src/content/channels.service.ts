@@ -1,3 +1,4 @@
+import { awaitEpoch, currentEpoch } from '../auth/credential-cache.ts';
 import type { Db, Executor } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { badRequest, notFound } from '../lib/errors.ts';
@@ -14,14 +15,19 @@ import { CHANNEL_LOGO_MAX, CHANNEL_NAME_MAX, type BookingChannel, type ListChann
 const toChannel = (row: repo.ChannelRow): BookingChannel => ({ id: row.id, name: row.name, logo: row.logo ?? '' });
 
 export function createChannelsService({ db, clock }: { db: Pick<Db, 'kysely'>; clock: Clock }) {
-  /** 404 for an unknown channel, 403 if any venue is not the partner's; else applies `apply`. */
+  /**
+   * 404 for an unknown channel, 403 if any venue is not the partner's; else applies `apply`. Returns
+   * once every process sees the change: a channel's requests read the venue with its link from
+   * memory (channels/channel-api.service.ts), which the link's change drops on every process (the
+   * credential epoch, migration 027), so an unlinked venue is refused everywhere from then on.
+   */
   async function changeLinks(
     partnerId: string,
     channelId: string,
     venues: string[],
     apply: (tx: Executor, ids: string[]) => Promise<void>,
   ): Promise<{ venues: string[] }> {
-    return db.kysely.transaction().execute(async (tx) => {
+    const { epoch, ...changed } = await db.kysely.transaction().execute(async (tx) => {
       if (!couldBeId(channelId) || !(await repo.channelExists(tx, channelId))) throw notFound('No such booking channel.');
       const candidates = [...new Set(venues.filter(couldBeId).map((id) => id.toLowerCase()))];
       const { distinct, refused } = splitVenueIds(venues, await ownedVenueIds(tx, partnerId, candidates, true));
@@ -29,8 +35,10 @@ export function createChannelsService({ db, clock }: { db: Pick<Db, 'kysely'>; c
       await apply(tx, distinct);
       // filters[bookingChannel] / filters[notBookingChannel] now match other venues.
       if (distinct.length > 0) await bumpListVersion(tx, partnerId);
-      return { venues: distinct };
+      return { venues: distinct, epoch: await currentEpoch(tx) };
     });
+    await awaitEpoch(db.kysely, epoch);
+    return changed;
   }
 
   return {

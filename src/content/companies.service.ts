@@ -1,3 +1,4 @@
+import { awaitEpoch, currentEpoch } from '../auth/credential-cache.ts';
 import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import { notFound, ProblemList } from '../lib/errors.ts';
@@ -83,13 +84,17 @@ export function createCompaniesService({ db, clock, publicBaseUrl }: CompaniesDe
       return view(row, locale);
     },
 
-    /** Changes the fields given, keeps the others; answers [true] (spec 4.3). */
+    /**
+     * Changes the fields given, keeps the others; answers [true] (spec 4.3). Returns once every
+     * process sees new booking settings: channels' requests read them from memory under the
+     * credential epoch, which a change of them bumps (migration 027).
+     */
     async update(partnerId: string, companyId: string, body: UpdateCompanyBody): Promise<[true]> {
       if (!couldBeId(companyId)) throw companyNotFound();
       const problems = new ProblemList();
       checkTranslations(body.translations, problems);
       problems.throwIfAny();
-      await db.kysely.transaction().execute(async (tx) => {
+      const epoch = await db.kysely.transaction().execute(async (tx) => {
         const current = await repo.findCompany(tx, partnerId, companyId, true);
         if (!current) throw companyNotFound();
         const next: repo.CompanyRow = {
@@ -109,7 +114,9 @@ export function createCompaniesService({ db, clock, publicBaseUrl }: CompaniesDe
           translations: mergeTranslations(current.translations, body.translations),
         };
         await repo.updateCompany(tx, next, clock.now());
+        return currentEpoch(tx);
       });
+      await awaitEpoch(db.kysely, epoch);
       return [true];
     },
   };

@@ -1,3 +1,4 @@
+import { awaitEpoch, currentEpoch } from '../auth/credential-cache.ts';
 import type { Db, Executor } from '../db/db.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -261,6 +262,11 @@ export function createVenuesService({ db, clock, publicBaseUrl }: VenuesDeps) {
     return (await repo.findVenue(tx, partnerId, row.id))!;
   }
 
+  /**
+   * A change of a venue's timezone, currency, external id or company is read by channels' requests
+   * from memory under the credential epoch, which the change bumps (migration 027): its callers
+   * return once every process has dropped what it held (awaitEpoch after the commit).
+   */
   async function change(tx: Executor, partnerId: string, current: repo.VenueView, body: WriteBody): Promise<repo.VenueView> {
     if (body.externalId !== undefined && body.externalId !== current.external_id) {
       const other = await repo.findVenueByExternalId(tx, partnerId, body.externalId);
@@ -343,11 +349,12 @@ export function createVenuesService({ db, clock, publicBaseUrl }: VenuesDeps) {
     async update(partnerId: string, venueId: string, body: UpdateVenueBody, locale?: string): Promise<Venue> {
       if (!couldBeId(venueId)) throw venueNotFound();
       try {
-        const row = await db.kysely.transaction().execute(async (tx) => {
+        const { row, epoch } = await db.kysely.transaction().execute(async (tx) => {
           const current = await repo.findVenue(tx, partnerId, venueId, true);
           if (!current) throw venueNotFound();
-          return change(tx, partnerId, current, body);
+          return { row: await change(tx, partnerId, current, body), epoch: await currentEpoch(tx) };
         });
+        await awaitEpoch(db.kysely, epoch);
         return view(row, locale);
       } catch (err) {
         return raced(err, partnerId, body.externalId);
@@ -367,9 +374,11 @@ export function createVenuesService({ db, clock, publicBaseUrl }: VenuesDeps) {
         try {
           const result = await db.kysely.transaction().execute(async (tx) => {
             const current = await repo.findVenueByExternalId(tx, partnerId, externalId, true);
-            if (current) return { row: await change(tx, partnerId, current, body), created: false };
-            return { row: await insert(tx, partnerId, { ...body, externalId }), created: true };
+            if (current) return { row: await change(tx, partnerId, current, body), created: false, epoch: await currentEpoch(tx) };
+            return { row: await insert(tx, partnerId, { ...body, externalId }), created: true, epoch: null };
           });
+          // A new venue was in no process's memory: nothing to wait for.
+          if (result.epoch !== null) await awaitEpoch(db.kysely, result.epoch);
           return { venue: view(result.row, locale), created: result.created };
         } catch (err) {
           if (attempt < 3 && isUniqueViolation(err, 'venues_owner_external')) continue;
