@@ -29,9 +29,16 @@ function oid(dotted: string): Buffer {
   return der(0x06, Buffer.from(bytes));
 }
 
-/** A positive INTEGER from big-endian bytes. */
-function integer(bytes: Buffer): Buffer {
-  return der(0x02, bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+/**
+ * A non-negative INTEGER from big-endian bytes, in DER's minimal form: leading zero bytes dropped,
+ * one put back only where the high bit would make it negative. OpenSSL refuses any other form
+ * ("illegal padding"): a random serial whose first byte came out 0 made 1 start in 256 fail.
+ */
+export function derInteger(bytes: Buffer): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  const minimal = bytes.subarray(start);
+  return der(0x02, minimal[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
 }
 
 /** UTCTime through 2049, GeneralizedTime after (RFC 5280 4.1.2.5), to the second. */
@@ -67,15 +74,16 @@ export interface SelfSignedOptions {
 export function selfSignedCertificate(o: SelfSignedOptions): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const ecdsaWithSha256 = seq(oid('1.2.840.10045.4.3.2'));
-  const serial = randomBytes(9);
-  serial[0]! &= 0x7f;
+  // 64 random bits, positive and of a fixed length (RFC 5280 4.1.2.2: at most 20 bytes).
+  const serial = randomBytes(8);
+  serial[0] = (serial[0]! & 0x7f) | 0x40;
   const altNames = seq(
     ...o.dnsNames.map((d) => der(0x82, Buffer.from(d, 'ascii'))),
     ...o.ips.map((ip) => der(0x87, ipBytes(ip))),
   );
   const tbs = seq(
-    der(0xa0, integer(Buffer.from([2]))),
-    integer(serial),
+    der(0xa0, derInteger(Buffer.from([2]))),
+    derInteger(serial),
     ecdsaWithSha256,
     name(o.commonName),
     seq(time(o.notBefore), time(o.notAfter)),
