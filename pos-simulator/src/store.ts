@@ -4,8 +4,9 @@
 // purpose: the state is small, and ordering of writes then needs no queue.
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isBrokenMode } from './broken.ts';
+import { writeJsonAtomically } from './json-file.ts';
 import { RETENTION_MS, isRetained } from './orders.fns.ts';
 import { SimClock } from './time.ts';
 import type { OrderState, PaymentState, SimState, VenueState } from './types.ts';
@@ -126,27 +127,5 @@ export class SimStore {
     if (!this.stateFile) return;
     this.state.clock = this.clock.snapshot();
     writeJsonAtomically(this.stateFile, this.state);
-  }
-}
-
-/**
- * Temp file + rename: a crash mid-write leaves the previous complete file (shared with the RMS
- * simulator). A file that already holds the same text is left as it is: a sandbox restart saves the
- * state it has just loaded, and renaming over a file waits for the new one's data to be written out
- * (ext4), up to 66 ms of a restart's main thread in a profile under load (issue 28).
- */
-export function writeJsonAtomically(file: string, value: unknown): void {
-  const text = JSON.stringify(value, null, 2);
-  if (holds(file, text)) return;
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
-
-function holds(file: string, text: string): boolean {
-  try {
-    return readFileSync(file, 'utf8') === text;
-  } catch {
-    return false;
   }
 }

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeJsonAtomically } from '../../pos-simulator/src/store.ts';
+import { writeJsonAtomically } from '../../pos-simulator/src/json-file.ts';
 import { SimClock, type ClockState } from '../../pos-simulator/src/time.ts';
 import { isBrokenMode, type BrokenMode } from './broken.ts';
 import type { BookingState, FailureKnobs, TablesideTarget, VenueConfig } from './types.ts';

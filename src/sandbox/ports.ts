@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeJsonAtomically } from '../../pos-simulator/src/json-file.ts';
 
 // The sandbox's simulators keep their ports across restarts (issue 30): a partner saves the POS
 // simulator's and the reference RMS's URLs from sandbox.json, and a restart must not make them stale.
@@ -17,15 +18,7 @@ export const sandboxFile = (dataDir: string) => join(dataDir, 'sandbox.json');
  * Renamed into place, a script reading the file never sees half of it either.
  */
 export function writeSandboxJson(file: string, value: unknown): void {
-  const text = JSON.stringify(value, null, 2) + '\n';
-  try {
-    if (readFileSync(file, 'utf8') === text) return;
-  } catch {
-    // none yet
-  }
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  renameSync(tmp, file);
+  writeJsonAtomically(file, value, 0o600);
 }
 
 export type SandboxSimulatorName = 'posSimulator' | 'rms' | 'google';
