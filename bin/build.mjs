@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import vm from 'node:vm';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -225,7 +226,7 @@ export function loadBundle(file, name) {
   });
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  let save = cachedData && !script.cachedDataRejected ? null : () => writeCodeCache(cacheFile, script.createCachedData());
+  let save = cachedData && !script.cachedDataRejected ? null : () => writeCodeCache(cacheFile, cacheUnderStartFlags(script));
   return {
     exports: module.exports,
     saveCodeCache: () => {
@@ -243,6 +244,22 @@ export function loadBundle(file, name) {
  */
 function sourceText(bytes) {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+/**
+ * The script's code cache as made under the V8 flags the next start compiles with: V8 refuses a
+ * cache made under other flags, and the service sets one once its code is loaded (the embedded
+ * store's heap growing, src/db/store.ts, which records it with V8's default): back to the default
+ * for this moment, then set again.
+ */
+function cacheUnderStartFlags(script) {
+  const flags = [...(globalThis[Symbol.for('tableside.v8FlagsSetAtRunTime')] ?? new Map())];
+  for (const [flag, { v8Default }] of flags) v8.setFlagsFromString(`${flag}=${v8Default}`);
+  try {
+    return script.createCachedData();
+  } finally {
+    for (const [flag, { value }] of flags) v8.setFlagsFromString(`${flag}=${value}`);
+  }
 }
 
 /** Temporary file and rename: a concurrent start reads the previous cache or this one, never half of one. */
