@@ -14,8 +14,9 @@ import { RequestLog } from './request-log.ts';
 import { buildServer, listenLocal } from './server.ts';
 import { SimStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
 import { selfSignedLocalhost, type TlsPair } from './tls.ts';
-import { createVenuesService, type VenuesService } from './venues.service.ts';
+import { createVenuesService, type VenueView, type VenuesService } from './venues.service.ts';
 import { DEMO_VENUE_IDS, seedDemo, type DemoControl } from './seed.ts';
+import type { VenueInput } from './control.schemas.ts';
 
 export interface SimulatorOptions {
   /** Port to listen on; 0 or omitted = any free port. */
@@ -43,6 +44,14 @@ export interface Simulator {
   /** PEM certificate clients must trust (self-signed unless tls was given). */
   ca: string;
   control: ControlClient;
+  /**
+   * What `PUT /_control/venues/{venueId}` does (`control.putVenue`), in-process: the sandbox puts its
+   * seatable venue at a first start, and the request cost that start a TLS handshake both sides and
+   * this app's first schema compilation (issue 28). The input is the caller's own (not checked
+   * against the route's schema; the service checks the rest, e.g. a time zone or currency it
+   * does not know is a 400).
+   */
+  putVenue(venueId: string, input: Omit<VenueInput, 'id'>): VenueView;
   close(): Promise<void>;
 }
 
@@ -85,6 +94,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     apiKey: store.apiKey,
     ca: tls.cert,
     control,
+    putVenue: (venueId, input) => {
+      // As the control routes do before each request.
+      payments.settleDue();
+      return venues.upsert({ ...structuredClone(input), id: venueId });
+    },
     close: () => {
       closed ??= (async () => {
         payments.stop();

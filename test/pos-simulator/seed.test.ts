@@ -46,3 +46,22 @@ it('a venue of the demo the state file already holds is kept as it is; the other
   expect(venues.map((v) => [v.id, v.name])).toEqual([[DEMO_VENUE_IDS[0], 'Renamed bistro'], [DEMO_VENUE_IDS[1], 'Simulated Brasserie']]);
   expect((stateOf(stateFile) as { orders: Array<{ venueId: string }> }).orders.every((o) => o.venueId === DEMO_VENUE_IDS[1])).toBe(true);
 });
+
+it('putVenue in-process makes the venue the control API\'s PUT makes, and refuses a time zone it does not know', async () => {
+  const input = {
+    name: 'Simulated Trattoria', timezone: 'Europe/Rome', currency: 'eur', itemsSupported: true, behaviour: { payment: 'immediate' as const },
+    tables: [{ id: '301', name: 'Tavolo 1' }], menu: [{ sku: 'ESP', name: 'Espresso', price: 2.5 }],
+  };
+  const inProcess = join(dir, 'in-process.json');
+  const overHttp = join(dir, 'over-http.json');
+  const local = await startSimulator({ stateFile: inProcess });
+  started.push(local);
+  const remote = await startSimulator({ stateFile: overHttp });
+  started.push(remote);
+  expect(local.putVenue('sim-venue-3', input)).toEqual(await remote.control.putVenue('sim-venue-3', input));
+  expect(stateOf(inProcess)).toEqual(stateOf(overHttp));
+  // The input is copied: changing the caller's object later changes nothing of the venue.
+  input.tables[0]!.name = 'changed';
+  expect((await local.control.getVenue('sim-venue-3')).tables).toEqual([{ id: '301', name: 'Tavolo 1' }]);
+  expect(() => local.putVenue('sim-venue-4', { timezone: 'Mars/Base' })).toThrow(/unknown timezone/);
+});
