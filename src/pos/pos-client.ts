@@ -108,8 +108,7 @@ export interface PosAdapter {
   paymentStatus(posVenueId: string, posOrderId: string, paymentId: string): Promise<PosPaymentAnswer>;
 }
 
-// The answer schemas are pos.schemas.ts's own: test/pos/pos-schemas.test.ts checks them against the meta-schema.
-const ajv = newAjv(false, { validateSchema: false });
+const ajv = newAjv(false, { validateSchema: false }); // our own schemas: test/pos/pos-schemas.test.ts checks them
 const compiled = new WeakMap<TSchema, ValidateFunction>();
 
 function check<T>(schema: TSchema, value: unknown, what: string): T {
