@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { Config } from '../config.ts';
 import { openEmbedded, openPostgres, type Db } from './db.ts';
 import { acquireDirLock } from './lock.ts';
@@ -31,6 +32,29 @@ const COMMAND_SETTINGS = { shared_buffers: '16MB' };
  * embedded store's data is small, so its pages still fit.
  */
 const SERVICE_SETTINGS = { shared_buffers: '32MB' };
+/**
+ * The service on the embedded store lets V8's old generation grow by half of what it held after a
+ * full collection before the next one, instead of V8's own factor (up to 4x on this heap). Under
+ * the bill and payment load the old space filled with promoted garbage from ~30 MiB live to 110 MiB
+ * before V8 collected it (likely the requests waiting their turn for PGlite's one session outlive
+ * two scavenges): 80 MiB of the service's peak RSS (issue 28,
+ * bench/README.md: peak 364-400 -> 312 MiB, CPU per bill and per payment unchanged). V8 reads the
+ * flag at every full collection, so set here it applies from the store's start; PostgreSQL's
+ * service (many sessions, no queue) keeps V8's default.
+ */
+const SERVICE_HEAP_GROWING_PERCENT = 50;
+
+/**
+ * Sets a V8 flag and records it with V8's default for bin/tableside.mjs: V8 accepts a code cache only
+ * under the flags it was made with, and the next start compiles its code before this is set again,
+ * so the command's code cache (bin/build.mjs, loadBundle) is made with the flag back at its default
+ * for that moment. Without it `serve`'s cache was refused and written again at every start.
+ */
+function setV8FlagAtRunTime(flag: string, value: number, v8Default: number): void {
+  setFlagsFromString(`${flag}=${value}`);
+  const g = globalThis as Record<symbol, Map<string, { value: number; v8Default: number }> | undefined>;
+  (g[Symbol.for('tableside.v8FlagsSetAtRunTime')] ??= new Map()).set(flag, { value, v8Default });
+}
 
 export async function openStore(config: Config, opts: { migrate?: boolean; command?: boolean } = {}): Promise<Store> {
   if (config.databaseUrl) {
@@ -44,6 +68,7 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
     }
     return { db, embedded: false, migrations, close: () => db.close() };
   }
+  if (!opts.command) setV8FlagAtRunTime('--heap-growing-percent', SERVICE_HEAP_GROWING_PERCENT, 0);
   const lock = acquireDirLock(config.dataDir);
   let db: Db;
   try {
