@@ -4,7 +4,8 @@
 import type { FastifyRequest } from 'fastify';
 import { isBrokenMode, type BrokenMode } from './broken.ts';
 import { ControlClient } from './control-client.ts';
-import { createOrdersService } from './orders.service.ts';
+import { conflict } from './errors.ts';
+import { createOrdersService, type OrdersService } from './orders.service.ts';
 import { OversizedAnswers } from './oversized.ts';
 import { HeldRequests } from './held.ts';
 import { createPaymentsService } from './payments.service.ts';
@@ -13,8 +14,9 @@ import { RequestLog } from './request-log.ts';
 import { buildServer, listenLocal } from './server.ts';
 import { SimStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
 import { selfSignedLocalhost, type TlsPair } from './tls.ts';
-import { createVenuesService } from './venues.service.ts';
-import { DEMO_VENUE_IDS, seedDemo } from './seed.ts';
+import { createVenuesService, type VenueView, type VenuesService } from './venues.service.ts';
+import { DEMO_VENUE_IDS, seedDemo, type DemoControl } from './seed.ts';
+import type { VenueInput } from './control.schemas.ts';
 
 export interface SimulatorOptions {
   /** Port to listen on; 0 or omitted = any free port. */
@@ -42,6 +44,14 @@ export interface Simulator {
   /** PEM certificate clients must trust (self-signed unless tls was given). */
   ca: string;
   control: ControlClient;
+  /**
+   * What `PUT /_control/venues/{venueId}` does (`control.putVenue`), in-process: the sandbox puts its
+   * seatable venue at a first start, and the request cost that start a TLS handshake both sides and
+   * this app's first schema compilation (issue 28). The input is the caller's own (not checked
+   * against the route's schema; the service checks the rest, e.g. a time zone or currency it
+   * does not know is a 400).
+   */
+  putVenue(venueId: string, input: Omit<VenueInput, 'id'>): VenueView;
   close(): Promise<void>;
 }
 
@@ -53,13 +63,18 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   if (opts.broken !== undefined) state.broken = opts.broken;
 
   const store = new SimStore(state, opts.stateFile);
-  store.save();
   const log = new RequestLog();
   const venues = createVenuesService(store);
   const orders = createOrdersService(store, venues);
   const payments = createPaymentsService(store, venues);
   const parked = new Set<FastifyRequest>();
-  payments.resume();
+  // The state as loaded (or new), its payments due by now settled and the demo venues it lacks, in
+  // one write. A state file that already holds them (a sandbox restart) needs no seeding.
+  await store.savingOnce(async () => {
+    store.save();
+    payments.resume();
+    if (opts.seed && !DEMO_VENUE_IDS.every((id) => store.venue(id))) await seedDemo(inProcessControl(store, venues, orders));
+  });
 
   const tls = opts.tls ?? (await selfSignedLocalhost());
   const held = new HeldRequests();
@@ -79,6 +94,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     apiKey: store.apiKey,
     ca: tls.cert,
     control,
+    putVenue: (venueId, input) => {
+      // As the control routes do before each request.
+      payments.settleDue();
+      return venues.upsert({ ...structuredClone(input), id: venueId });
+    },
     close: () => {
       closed ??= (async () => {
         payments.stop();
@@ -91,10 +111,29 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       return closed;
     },
   };
-  // A state file that already holds the demo venues (a sandbox restart) needs no seeding: asking over
-  // the control API cost a restart a TLS handshake and this app's first schema compilation.
-  if (opts.seed && !DEMO_VENUE_IDS.every((id) => store.venue(id))) await seedDemo(control);
   return sim;
+}
+
+/**
+ * The control API's seeding calls made in-process, before the simulator listens: over HTTP they
+ * cost a fresh sandbox start 14 requests (TLS handshakes both sides, each route's first schema
+ * compilation, each body encoded and parsed; issue 28). What the routes add is checked here too: a
+ * venue id that exists is refused (409), and each input is copied as a parsed body would be, so two
+ * venues never share the demo's menu array. The inputs are seed.ts's own; their shape against the
+ * routes' schemas is tested (test/pos-simulator/seed.test.ts).
+ */
+function inProcessControl(store: SimStore, venues: VenuesService, orders: OrdersService): DemoControl {
+  const copy = <T>(value: T): T => structuredClone(value);
+  return {
+    listVenues: async () => venues.list(),
+    createVenue: async (input) => {
+      if (input.id !== undefined && store.venue(input.id)) throw conflict(`venue ${input.id} exists`);
+      return venues.upsert(copy(input));
+    },
+    openOrder: async (venueId, input) => orders.openWalkIn(venueId, copy(input)),
+    closeOrder: async (venueId, orderId, input = {}) => orders.close(venueId, orderId, copy(input)),
+    voidOrder: async (venueId, orderId, input = {}) => orders.void(venueId, orderId, copy(input)),
+  };
 }
 
 export { ControlClient, ControlError } from './control-client.ts';

@@ -1,6 +1,7 @@
 // Demo data for `pos-sim`, `startSimulator({ seed: true })` and the service's sandbox: two venues
 // with tables, a menu, open orders (one split into two checks, one on merged tables) and closed
-// orders (one paid, one voided). Goes through the control API, like any other client would.
+// orders (one paid, one voided). Made with the control API's calls: over HTTP by a client
+// (`seedDemo(sim.control)`), or in-process by `startSimulator({ seed: true })` (index.ts).
 
 import type { ControlClient } from './control-client.ts';
 import type { MenuInput } from './venues.service.ts';
@@ -22,8 +23,11 @@ function tables(prefix: number) {
   return [1, 2, 3, 4, 5, 6].map((n) => ({ id: String(prefix + n), name: n <= 4 ? `Table ${n}` : `Terrace ${n - 4}` }));
 }
 
+/** The control API's calls the seeding makes. */
+export type DemoControl = Pick<ControlClient, 'listVenues' | 'createVenue' | 'openOrder' | 'closeOrder' | 'voidOrder'>;
+
 /** Creates the demo venues that do not exist yet (safe to call on a restored state file). */
-export async function seedDemo(control: ControlClient): Promise<void> {
+export async function seedDemo(control: DemoControl): Promise<void> {
   const existing = new Set((await control.listVenues()).map((v) => v.id));
   const venues = [
     { id: DEMO_VENUE_IDS[0], name: 'Simulated Bistro', timezone: 'Europe/Paris', currency: 'EUR', behaviour: { payment: 'immediate' as const }, tableBase: 100 },

@@ -11,12 +11,12 @@ import { isBrokenMode, type BrokenMode } from './broken.ts';
 import { RmsControlClient } from './control-client.ts';
 import { createFailures } from './failures.ts';
 import { createOutbound, type OutboundOptions } from './outbound.ts';
-import { DEMO_VENUE_IDS, seedDemo } from './seed.ts';
+import { DEMO_VENUE_IDS, seedDemo, type DemoControl } from './seed.ts';
 import { buildServer } from './server.ts';
 import { RmsStore, emptyState, loadStateFile, randomApiKey } from './store.ts';
 import type { TargetInput } from './control.schemas.ts';
 import type { TablesideTarget, VenueConfig } from './types.ts';
-import { createVenuesService } from './venues.service.ts';
+import { createVenuesService, type VenuesService } from './venues.service.ts';
 
 export interface RmsSimulatorOptions {
   /** Port to listen on; 0 or omitted = any free port. */
@@ -73,10 +73,15 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
   }
 
   const store = new RmsStore(state, opts.stateFile);
-  store.save();
+  const venues = createVenuesService(store);
+  // The state as loaded (or new) and the demo venues it lacks, in one write, before anything runs on
+  // it. A state file that already holds them (a sandbox restart) needs no seeding.
+  await store.savingOnce(async () => {
+    store.save();
+    if (opts.seed && !DEMO_VENUE_IDS.every((id) => store.venue(id))) await seedDemo(inProcessControl(venues));
+  });
   const log = new RequestLog();
   const outbound = createOutbound(store, opts.outbound);
-  const venues = createVenuesService(store);
   const bookings = createBookingsService(store, outbound.events);
   const failures = createFailures(store);
   const held = new HeldRequests();
@@ -111,10 +116,22 @@ export async function startRmsSimulator(opts: RmsSimulatorOptions = {}): Promise
       return closed;
     },
   };
-  // A state file that already holds the demo venues (a sandbox restart) needs no seeding: asking over
-  // the control API cost a restart a TLS handshake and this app's first schema compilation.
-  if (opts.seed && !DEMO_VENUE_IDS.every((id) => store.venues().some((v) => v.id === id))) await seedDemo(control);
   return sim;
+}
+
+/**
+ * The control API's seeding calls made in-process, before the simulator listens: over HTTP they cost
+ * a fresh sandbox start a TLS handshake both sides and the venue route's first schema compilation
+ * (issue 28). The service checks what the route adds but the body's schema (an existing id is a
+ * 409, a configuration that does not hold together a 400); each input is copied as a parsed body
+ * would be. The inputs are seed.ts's own; their shape against the route's schema is tested
+ * (test/rms-simulator/seed.test.ts).
+ */
+function inProcessControl(venues: VenuesService): DemoControl {
+  return {
+    listVenues: async () => venues.list(),
+    createVenue: async (input) => venues.create(structuredClone(input)),
+  };
 }
 
 export { RmsControlClient, type BookingView, type TargetView } from './control-client.ts';

@@ -1,6 +1,7 @@
 // Demo data for `rms-sim`, `startRmsSimulator({ seed: true })` and the service's sandbox: three
-// venues with tables, joinable combinations, opening hours and different payment rules. Goes
-// through the control API, like any other client would.
+// venues with tables, joinable combinations, opening hours and different payment rules. Made with
+// the control API's calls: over HTTP by a client (`seedDemo(rms.control)`), or in-process by
+// `startRmsSimulator({ seed: true })` (index.ts).
 
 import type { RmsControlClient } from './control-client.ts';
 import type { VenueInput } from './control.schemas.ts';
@@ -86,8 +87,11 @@ const DEMO: VenueInput[] = [
   },
 ];
 
+/** The control API's calls the seeding makes. */
+export type DemoControl = Pick<RmsControlClient, 'listVenues' | 'createVenue'>;
+
 /** Creates the demo venues that do not exist yet (safe to call on a restored state file). */
-export async function seedDemo(control: RmsControlClient): Promise<void> {
+export async function seedDemo(control: DemoControl): Promise<void> {
   const existing = new Set((await control.listVenues()).map((v) => v.id));
   for (const venue of DEMO) if (!existing.has(venue.id ?? '')) await control.createVenue(venue);
 }

@@ -128,8 +128,30 @@ export class RmsStore {
     this.save();
   }
 
+  /** Changes made inside savingOnce, waiting for its one save. */
+  private holding: { changed: boolean } | null = null;
+
+  /**
+   * Runs `change` with the saves it asks for made once, at its end: the demo's seeding writes three
+   * venues, each of which wrote the whole state file and renamed it into place (issue 28, a fresh
+   * sandbox start). Nothing else may run meanwhile: the simulator does not listen yet when it is called.
+   */
+  async savingOnce(change: () => Promise<void>): Promise<void> {
+    const holding = (this.holding = { changed: false });
+    try {
+      await change();
+    } finally {
+      this.holding = null;
+      if (holding.changed) this.save();
+    }
+  }
+
   /** Persists the current state when a state file was given. Call after every change. */
   save(): void {
+    if (this.holding) {
+      this.holding.changed = true;
+      return;
+    }
     if (!this.stateFile) return;
     this.state.clock = this.clock.snapshot();
     writeJsonAtomically(this.stateFile, this.state);

@@ -21,6 +21,8 @@ export function registerServiceCommands(program: Command, operator: RunOperatorC
       const { startService } = await import('./service.ts');
       const service = await startService(config);
       process.stderr.write(`${startBanner(service, config).join('\n')}\n`);
+      // bin/tableside.mjs writes its code cache for `serve` now that the start's code has run.
+      (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for('tableside.startedUp')]?.();
       await untilStopped(service);
     });
 

@@ -178,7 +178,7 @@ async function seedSandbox(start: SandboxStart): Promise<SandboxFile> {
     dataDir: config.dataDir,
     baseUrl: url,
     posSimulator: simulator ? { baseUrl: simulator.baseUrl, apiKey: simulator.apiKey } : null,
-    seating: simulator ? { venues: app.services.venues, posControl: simulator.control } : null,
+    seating: simulator ? { venues: app.services.venues, posControl: simulator } : null,
   });
   return rmsSimulator ? seedSandboxReservations(start, rmsSimulator, sandbox, previousChannels) : sandbox;
 }

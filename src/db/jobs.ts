@@ -123,6 +123,15 @@ export async function runJobNow(ex: Executor, dedupeKey: string, now: Date): Pro
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
+/**
+ * Makes a scheduled job due no earlier than `runAt`; a job running now (leased) is left to its run,
+ * which schedules its own next one.
+ */
+export async function postponeJob(ex: Executor, dedupeKey: string, runAt: Date): Promise<void> {
+  await sql`UPDATE jobs SET run_at = greatest(run_at, ${runAt})
+            WHERE dedupe_key = ${dedupeKey} AND (locked_until IS NULL OR locked_until <= now())`.execute(ex);
+}
+
 /** Removes the jobs with these keys (one statement, whatever their number). */
 export async function cancelJob(ex: Executor, ...dedupeKeys: string[]): Promise<void> {
   await sql`DELETE FROM jobs WHERE dedupe_key = ANY(${dedupeKeys}::text[])`.execute(ex);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Executor } from '../db/db.ts';
-import { scheduleJob, type JobDefinition } from '../db/jobs.ts';
+import { postponeJob, scheduleJob, type JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
 import { PosError } from '../pos/pos-client.ts';
 import type { PosOrder } from '../pos/pos.schemas.ts';
@@ -91,6 +91,17 @@ export function createOrderSyncService({ db, clock, log, connections: connection
 
   return {
     syncVenue,
+
+    /**
+     * syncVenue, then the venue's sync job due one interval later, as after a run of its own: the
+     * sandbox reads a venue's orders as it connects it, and the job scheduled by the connection read
+     * them again at once (issue 28: beside a first start's first /healthz).
+     */
+    async syncVenueNow(venueId: string): Promise<{ synced: number; suspended: boolean } | null> {
+      const result = await syncVenue(venueId);
+      if (result && !result.suspended) await postponeJob(db.kysely, orderSyncKey(venueId), new Date(clock.now().getTime() + syncIntervalS * 1000));
+      return result;
+    },
 
     /** The job of ORDER_SYNC_JOB: runs every syncIntervalS while the venue is connected. */
     job(): JobDefinition<{ venueId: string }> {

@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, buildConnector, Client, request, type Dispatcher } from 'undici';
 import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure } from '../lib/outbound-http.ts';
 import { guardedLookup } from '../lib/outbound-url.ts';
 import { trustingContext } from '../lib/tls.ts';
@@ -100,6 +100,9 @@ const enc = encodeURIComponent;
  * that let one hang is likely to let the next ones hang too (issue 28).
  */
 export const MULTIPLEXED_AFTER_TIMEOUT_MS = 60_000;
+
+/** How many calls one HTTP/2 connection to an RMS carries at once (undici's own default limit of streams). */
+export const MULTIPLEXED_STREAMS = 100;
 
 /** The client of one RMS (one base URL and key), over its own keep-alive pool. */
 export class RmsClient {
@@ -296,33 +299,75 @@ export class RmsClients {
     const known = this.clients.get(id);
     if (known?.key === key) return known.client;
     if (known) for (const agent of known.agents) void agent.close().catch(() => undefined);
-    const agents = [this.pool(false)];
-    // The HTTP/2-offering pool is made when a lookup first times out (most RMSes never do).
-    const multiplexed = () => (agents[1] ??= this.pool(true));
+    const agents = [this.pool()];
+    // The HTTP/2-offering pool is made when a lookup first times out (most RMSes never do). An RMS
+    // that answers it in HTTP/1.1 is asked over the HTTP/1.1 pool again (32 connections, not one).
+    let http1Only = false;
+    const multiplexed = () => (http1Only ? agents[0]! : (agents[1] ??= this.multiplexedPool(() => (http1Only = true))));
     const client = new RmsClient(endpoint, agents[0]!, this.opts, multiplexed);
     this.clients.set(id, { key, client, agents });
     return client;
   }
 
-  /** A keep-alive pool whose connections pass the outbound-URL guard; `allowH2`: HTTP/2 when the RMS offers it by ALPN. */
-  private pool(allowH2: boolean): Agent {
+  /** How every pool connects: through the outbound-URL guard, trusting what this process trusts. */
+  private connectOptions() {
+    return {
+      timeout: Math.min(2000, this.opts.timeoutMs),
+      lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
+      // The trust store is parsed once per set of CAs in the process (src/lib/tls.ts), not once per
+      // connection: given `ca`, every tls.connect parses the ~140 root certificates again (15-140 ms
+      // of the event loop each, measured; an RMS that hangs costs a new connection per lookup, issue 28).
+      // Also with no CA of ours: given no context, every tls.connect builds its own (an OpenSSL context
+      // trusting Node's roots and NODE_EXTRA_CA_CERTS, which is what trustingContext() trusts); 2.86 ms
+      // of CPU per lookup to a hanging RMS with one per connection, 2.31 ms shared (median of 6 pairs).
+      secureContext: trustingContext(...this.extraCa),
+    };
+  }
+
+  /** A keep-alive HTTP/1.1 pool whose connections pass the outbound-URL guard. */
+  private pool(): Agent {
     return new Agent({
-      connect: {
-        timeout: Math.min(2000, this.opts.timeoutMs),
-        lookup: guardedLookup({ allowPrivate: this.opts.allowPrivate }),
-        // The trust store is parsed once per set of CAs in the process (src/lib/tls.ts), not once per
-        // connection: given `ca`, every tls.connect parses the ~140 root certificates again (15-140 ms
-        // of the event loop each, measured; an RMS that hangs costs a new connection per lookup, issue 28).
-        // Also with no CA of ours: given no context, every tls.connect builds its own (an OpenSSL context
-        // trusting Node's roots and NODE_EXTRA_CA_CERTS, which is what trustingContext() trusts); 2.86 ms
-        // of CPU per lookup to a hanging RMS with one per connection, 2.31 ms shared (median of 6 pairs).
-        secureContext: trustingContext(...this.extraCa),
-      },
+      connect: this.connectOptions(),
       headersTimeout: this.opts.timeoutMs,
       bodyTimeout: this.opts.timeoutMs,
       keepAliveTimeout: 10_000,
       connections: 32,
-      allowH2,
+    });
+  }
+
+  /**
+   * The pool offering HTTP/2 by ALPN: one connection, carrying up to MULTIPLEXED_STREAMS calls at once
+   * when the RMS chose h2. A pool cannot know a connection will be h2 until ALPN says so, and opened
+   * one per request waiting meanwhile (with 32 connections allowed, the first wave of lookups to a
+   * hanging RMS cost 32 TLS handshakes on both sides), and undici's clients carry one request at a
+   * time unless told otherwise, h2 or not (its `pipelining` defaults to 1), so each connection held
+   * one stream. When the RMS chooses HTTP/1.1, the connection keeps one request at a time (no
+   * HTTP/1.1 pipelining to an untrusted server) and `onHttp1` sends the next calls back to the
+   * HTTP/1.1 pool; the calls that arrived during that first handshake wait their turn on it, within
+   * their own limit.
+   */
+  private multiplexedPool(onHttp1: () => void): Agent {
+    const connector = buildConnector({ ...this.connectOptions(), allowH2: true });
+    return new Agent({
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      keepAliveTimeout: 10_000,
+      connections: 1,
+      allowH2: true,
+      factory: (origin, opts) => {
+        const client: Client = new Client(origin, {
+          ...(opts as Client.Options),
+          connect: (options, done) => connector(options, (err, socket) => {
+            if (socket) {
+              const h2 = (socket as { alpnProtocol?: string | false | null }).alpnProtocol === 'h2';
+              client.pipelining = h2 ? MULTIPLEXED_STREAMS : 1;
+              if (!h2) onHttp1();
+            }
+            (done as (e: Error | null, s: typeof socket) => void)(err, socket);
+          }),
+        });
+        return client;
+      },
     });
   }
 

@@ -52,7 +52,7 @@ interface SandboxDeps {
   auth: Pick<AuthService, 'createPartner' | 'newCredentials' | 'issueToken' | 'scopeNewVenue'>;
   venues: Pick<PatVenuesService, 'addVenue'>;
   connections: Pick<ConnectionsService, 'connect' | 'forVenue'>;
-  orderSync: Pick<OrderSyncService, 'syncVenue'>;
+  orderSync: Pick<OrderSyncService, 'syncVenueNow'>;
   posTypes: PosTypeRegistry;
   dataDir: string;
   baseUrl: string;
@@ -80,7 +80,8 @@ async function seedVenue(deps: SandboxDeps, partnerId: string, v: (typeof SANDBO
                   updated_at = ${now}
               WHERE key = 'sandbox'`.execute(tx);
   });
-  await deps.orderSync.syncVenue(venueId);
+  // Its sync job is then due one interval later, not at once (it would read the same orders again).
+  await deps.orderSync.syncVenueNow(venueId);
   return venueId;
 }
 

@@ -43,7 +43,8 @@ export interface SeatingSandboxDeps {
   auth: Pick<AuthService, 'scopeNewVenue'>;
   connections: Pick<ConnectionsService, 'connect' | 'forVenue'>;
   posTypes: PosTypeRegistry;
-  posControl: Pick<Simulator['control'], 'putVenue'>;
+  /** The in-process POS simulator (Simulator.putVenue), or its control client. */
+  posControl: { putVenue(venueId: string, input: Parameters<Simulator['putVenue']>[1]): unknown };
 }
 
 export async function seedSeatingVenue(deps: SeatingSandboxDeps, partnerId: string): Promise<SeatingSandbox> {

@@ -26,7 +26,7 @@ afterEach(async () => {
 /** A TLS server that never answers /availability while `hang` is set and answers anything else 200; logs each request's version and connection. */
 async function rms(http2: boolean) {
   tls ??= await selfSignedLocalhost();
-  const seen = { hang: true, connections: 0, requests: [] as { path: string; version: string; port: number | undefined }[] };
+  const seen = { hang: true, connections: 0, h2Connections: 0, requests: [] as { path: string; version: string; port: number | undefined }[] };
   const handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
     const path = (req.url ?? '').split('?')[0]!;
     seen.requests.push({ path, version: req.httpVersion, port: req.socket.remotePort });
@@ -37,13 +37,17 @@ async function rms(http2: boolean) {
   const s = http2 ? createSecureServer({ ...tls, allowHTTP1: true }, handler) : createHttpsServer(tls, handler);
   server = s;
   s.on('connection', () => seen.connections++);
+  s.on('secureConnection', (socket: { alpnProtocol?: string | false }) => socket.alpnProtocol === 'h2' && seen.h2Connections++);
   await new Promise<void>((listening) => s.listen(0, '127.0.0.1', listening));
-  clients = new RmsClients({ timeoutMs: 2000, availabilityTimeoutMs: 150, allowPrivate: true });
+  // 300 ms: at 150 a cold TLS handshake on a loaded machine sometimes outlasted the limit, so a
+  // lookup never reached the RMS and the requests seen were one short.
+  clients = new RmsClients({ timeoutMs: 2000, availabilityTimeoutMs: LIMIT_MS, allowPrivate: true });
   clients.trust(tls.cert);
   const client = clients.for('partner', { baseUrl: `https://127.0.0.1:${(s.address() as AddressInfo).port}`, apiKey: 'k' });
   return { seen, client };
 }
 
+const LIMIT_MS = 300;
 const lookup = { venueId: 'v1', date: '2026-12-01', partySize: 2 };
 
 describe('an RMS that hangs on availability', () => {
@@ -51,7 +55,7 @@ describe('an RMS that hangs on availability', () => {
     const { seen, client } = await rms(true);
     for (let i = 0; i < 4; i++) {
       const started = Date.now();
-      await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout', message: expect.stringMatching(/150 ms/) });
+      await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout', message: expect.stringMatching(`${LIMIT_MS} ms`) });
       expect(Date.now() - started).toBeLessThan(1000);
     }
     seen.hang = false;
@@ -64,6 +68,17 @@ describe('an RMS that hangs on availability', () => {
     expect(new Set(overH2.map((r) => r.port)).size).toBe(1);
   });
 
+  it('offering HTTP/2: a wave of lookups arriving while the multiplexed pool is cold share one new connection, not one each', async () => {
+    // Issue 28: a pool may open a connection per waiting request before ALPN says h2, so 32 lookups
+    // of a wave to a hanging RMS cost 32 TLS handshakes on both sides (undici: one per queued request).
+    const { seen, client } = await rms(true);
+    await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout' });
+    const wave = await Promise.allSettled(Array.from({ length: 32 }, () => client.availability(lookup)));
+    expect(wave.map((r) => r.status === 'rejected' && (r.reason as { kind?: string }).kind)).toEqual(Array(32).fill('timeout'));
+    expect(seen.requests.filter((r) => r.version === '2.0')).toHaveLength(32);
+    expect(seen.h2Connections).toBe(1);
+  });
+
   it('offering only HTTP/1.1: each lookup still gives up at its limit, each on a new connection (the unanswered one is closed)', async () => {
     const { seen, client } = await rms(false);
     for (let i = 0; i < 3; i++) {
@@ -73,6 +88,16 @@ describe('an RMS that hangs on availability', () => {
     await client.availability(lookup);
     expect(seen.requests.map((r) => r.version)).toEqual(['1.1', '1.1', '1.1', '1.1']);
     expect(new Set(seen.requests.map((r) => r.port)).size).toBe(4);
+  });
+
+  it('offering only HTTP/1.1: once the HTTP/2-offering pool got HTTP/1.1, lookups at once each get a connection again (not one at a time on its one connection)', async () => {
+    const { seen, client } = await rms(false);
+    // The first timeout sends the next lookup to the HTTP/2-offering pool, which learns HTTP/1.1.
+    for (let i = 0; i < 2; i++) await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout' });
+    const before = seen.requests.length;
+    const wave = await Promise.allSettled(Array.from({ length: 8 }, () => client.availability(lookup)));
+    expect(wave.every((r) => r.status === 'rejected' && (r.reason as { kind?: string }).kind === 'timeout')).toBe(true);
+    expect(seen.requests.length - before).toBe(8);
   });
 
   it(`a healthy RMS offering HTTP/2 is asked over HTTP/1.1; ${MULTIPLEXED_AFTER_TIMEOUT_MS / 1000} s after the last timeout, lookups go back to it`, async () => {
