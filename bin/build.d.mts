@@ -2,3 +2,4 @@
 import type { BuildOptions } from 'esbuild';
 
 export declare function bundleOptions(entryPoints: Record<string, string>, outdir: string): BuildOptions;
+export declare function commandBundleOptions(entryPoints: Record<string, string>, outdir: string): BuildOptions;

@@ -145,11 +145,20 @@ export const serveBundle = (entry) => join(dirname(entry), 'serve.cjs');
  * ES module bundle loads lazily by `import()` is initialised lazily here too (esbuild wraps it), so
  * a command still runs only the top level of what it imports. An external package is `require`d
  * (PGlite's CommonJS build: the same package and version, Node 20 resolves its `require` export),
- * or `import()`ed through Node's own loader where the source imports it dynamically.
+ * also where the source imports it dynamically.
  */
 export function commandBundleOptions(entryPoints, outdir) {
   const { banner: _esmRequire, ...options } = bundleOptions(entryPoints, outdir);
-  return { ...options, splitting: false, format: 'cjs', outExtension: { '.js': '.cjs' } };
+  return {
+    ...options,
+    splitting: false,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    // `import(x)` written as a require() (pino and the Node modules the sources import lazily):
+    // Node 20's vm.Script compiled with cached data loses its `importModuleDynamically`, so a real
+    // import() in a start from the cache threw "A dynamic import callback was not specified".
+    supported: { 'dynamic-import': false },
+  };
 }
 
 /** Builds into a new directory, then switches the manifest to it (a rename: concurrent starts never see half a build). */
@@ -228,9 +237,9 @@ export function loadBundle(file, name) {
     filename: file,
     // Stack traces keep the file's own line numbers (and its source map's).
     lineOffset: -1,
+    // No importModuleDynamically: the build has no import() (commandBundleOptions), which Node 20
+    // would not honour for a script compiled from a cache anyway.
     cachedData,
-    // The bundle's `import()` of an external package (pino) or a Node module, as a module would.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));

@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { commandBundleOptions } from '../../bin/build.mjs';
 import { ROOT, startServe } from '../helpers/cli.ts';
 
 // Issue 28: bin/tableside.mjs runs a bundle of the sources built once (bin/build.mjs) instead of
@@ -87,4 +89,26 @@ describe('the tableside command, built once', () => {
     expect(rewritten.equals(garbage)).toBe(false);
     expect(rewritten.length).toBeGreaterThan(100_000);
   }, 300_000);
+
+  // Node 20's vm.Script compiled with cached data loses its importModuleDynamically: an import() in
+  // a start from the cache threw "A dynamic import callback was not specified". serve.cjs has none
+  // (commandBundleOptions writes them as require()); each load in its own process, as starts are.
+  it("a dynamic import() in `serve`'s build still works in a start from the code cache", async () => {
+    const dir = join(copy, 'dynamic-import');
+    const entry = join(dir, 'entry.ts');
+    cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+    writeFileSync(entry, "export async function sep(): Promise<string> {\n  return (await import('node:path')).sep;\n}\n");
+    await build(commandBundleOptions({ entry }, dir));
+    const load = () =>
+      spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', `import { loadBundle } from ${JSON.stringify(join(ROOT, 'bin', 'build.mjs'))}; const { exports, saveCodeCache } = loadBundle(${JSON.stringify(join(dir, 'entry.cjs'))}, 'x'); console.log(await exports.sep()); saveCodeCache();`],
+        { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+      );
+    const first = load();
+    expect(first.stdout.trim(), first.stderr).toBe('/');
+    expect(existsSync(join(dir, 'code-cache', 'x.bin'))).toBe(true);
+    const cached = load();
+    expect(cached.stdout.trim(), cached.stderr).toBe('/');
+  }, 60_000);
 });
