@@ -132,6 +132,7 @@ export class RmsClient {
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const what = `${method} ${path}`;
     const timeoutMs = o.timeoutMs ?? this.opts.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
     const signal = AbortSignal.timeout(timeoutMs);
     let res: Dispatcher.ResponseData;
     let text: string | null;
@@ -153,6 +154,13 @@ export class RmsClient {
       // Never more than 8 MiB of an answer (DESIGN 8.8e): the RMS is untrusted and the process shared.
       text = await Promise.race([readWithin(res, MAX_PARTNER_ANSWER_BYTES), rejectOnAbort(signal)]);
     } catch (err) {
+      // A stream the RMS refused over HTTP/2 (REFUSED_STREAM: it counts more streams open than its
+      // SETTINGS_MAX_CONCURRENT_STREAMS, e.g. ones just reset by given-up calls) was not processed
+      // (RFC 9113 8.7): asked again over HTTP/1.1 within what is left of the limit, as it would
+      // have been without the multiplexed pool.
+      if (o.dispatcher && o.dispatcher !== this.dispatcher && refusedStream(err) && deadline - Date.now() > 0) {
+        return this.call(method, path, { ...o, dispatcher: this.dispatcher, timeoutMs: deadline - Date.now() });
+      }
       throw transportError(err, what, timeoutMs);
     }
     if (text === null) throw new RmsError('bad_answer', `${what}: the RMS answered ${res.statusCode} with a body over ${MAX_PARTNER_ANSWER_BYTES} bytes; not read`, res.statusCode);
@@ -262,6 +270,12 @@ function reasonOf(body: unknown): string {
   }
   const text = parts.join('; ').replace(/[^\x20-\x7e\u00a0-\uffff]/g, ' ').slice(0, 500);
   return text ? ` (${text})` : '';
+}
+
+/** Whether the RMS refused the call's HTTP/2 stream without processing it (RST_STREAM REFUSED_STREAM). */
+function refusedStream(err: unknown): boolean {
+  const e = (err ?? {}) as { code?: string; message?: string };
+  return e.code === 'ERR_HTTP2_STREAM_ERROR' && /REFUSED_STREAM/.test(e.message ?? '');
 }
 
 function transportError(err: unknown, what: string, timeoutMs: number): RmsError {
