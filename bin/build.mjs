@@ -7,9 +7,11 @@
 // code. `npm install` builds it (the `prepare` script) together with the pre-initialised embedded
 // store (src/db/template.ts).
 //
-// The command's build is one CommonJS file per entry, evaluated through `vm.Script` with a V8 code
-// cache kept beside it (`loadBundle`): Node 20 has no compile cache for ES modules, and compiling
-// the code a start runs was most of loading it (issue 28, bench/README.md).
+// `serve` runs a second build of the same sources, one CommonJS file (serve.cjs) evaluated through
+// `vm.Script` with a V8 code cache kept beside it (`loadBundle`): Node 20 has no compile cache for
+// ES modules, and compiling the code a start runs was most of loading it (issue 28,
+// bench/README.md). The other commands load less of the code, which the split ES modules read
+// faster than the one file with its cache.
 //
 //   node bin/build.mjs        build now if stale, and the store template (prints where)
 import { isAscii } from 'node:buffer';
@@ -52,9 +54,9 @@ export function freshBuild() {
     const s = stamp(file);
     if (!s || s[0] !== size || s[1] !== mtime) return null;
   }
-  // An older build's directory holds main.mjs (ES modules, before the code cache): rebuilt.
-  const entry = join(BUILD_DIR, m.dir, 'main.cjs');
-  return existsSync(entry) ? entry : null;
+  const entry = join(BUILD_DIR, m.dir, 'main.mjs');
+  // A build made before serve.cjs had none: rebuilt.
+  return existsSync(entry) && existsSync(serveBundle(entry)) ? entry : null;
 }
 
 /** Each source module keeps its own import.meta.url: the migrations and the guides are found by it. */
@@ -134,8 +136,11 @@ export function bundleOptions(entryPoints, outdir) {
   };
 }
 
+/** The build of `serve` beside a build's entry (main.mjs). */
+export const serveBundle = (entry) => join(dirname(entry), 'serve.cjs');
+
 /**
- * The command's own build: the same bundle as one CommonJS file per entry (no code splitting, which
+ * `serve`'s build: the same bundle as one CommonJS file per entry (no code splitting, which
  * esbuild has for ES modules only), so that `loadBundle` can compile it with a code cache. What an
  * ES module bundle loads lazily by `import()` is initialised lazily here too (esbuild wraps it), so
  * a command still runs only the top level of what it imports. An external package is `require`d
@@ -154,19 +159,22 @@ export async function build() {
   const outdir = join(BUILD_DIR, id);
   mkdirSync(BUILD_DIR, { recursive: true });
   // Stamped before the build: a file edited while esbuild reads it makes the next start rebuild.
-  const result = await esbuild({
-    // db-template: the pre-initialised embedded store's maker (src/db/template.ts), run at install.
-    ...commandBundleOptions({ main: join(ROOT, 'src', 'main.ts'), 'db-template': join(ROOT, 'src', 'db', 'template.ts') }, outdir),
-    metafile: true,
-  });
+  const [modules, serve] = await Promise.all([
+    esbuild({
+      // db-template: the pre-initialised embedded store's maker (src/db/template.ts), run at install.
+      ...bundleOptions({ main: join(ROOT, 'src', 'main.ts'), 'db-template': join(ROOT, 'src', 'db', 'template.ts') }, outdir),
+      metafile: true,
+    }),
+    esbuild({ ...commandBundleOptions({ serve: join(ROOT, 'src', 'main.ts') }, outdir), metafile: true }),
+  ]);
   // This file too: a change to how the bundle is made (what is external, the plugins) rebuilds it.
-  const inputs = [...Object.keys(result.metafile.inputs).map((rel) => join(ROOT, rel)), fileURLToPath(import.meta.url)]
-    .map((file) => [file, ...(stamp(file) ?? [-1, -1])]);
+  const read = new Set([...Object.keys(modules.metafile.inputs), ...Object.keys(serve.metafile.inputs)].map((rel) => join(ROOT, rel)));
+  const inputs = [...read, fileURLToPath(import.meta.url)].map((file) => [file, ...(stamp(file) ?? [-1, -1])]);
   const tmp = `${MANIFEST}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ root: ROOT, node: process.version.split('.')[0], dir: id, inputs }));
   renameSync(tmp, MANIFEST);
   pruneOldBuilds(id);
-  return join(outdir, 'main.cjs');
+  return join(outdir, 'main.mjs');
 }
 
 function pruneOldBuilds(current) {
@@ -208,7 +216,7 @@ const WRAPPER = '(function (exports, require, module, __filename, __dirname) {\n
  * the file is `require`d instead, which Node maps stack traces for and `vm.Script` not.
  */
 export function loadBundle(file, name) {
-  if (process.sourceMapsEnabled || !name) return { exports: createRequire(import.meta.url)(file), saveCodeCache: () => {} };
+  if (process.sourceMapsEnabled) return { exports: createRequire(import.meta.url)(file), saveCodeCache: () => {} };
   const cacheFile = join(dirname(file), 'code-cache', `${name}.bin`);
   let cachedData;
   try {
@@ -276,7 +284,7 @@ function writeCodeCache(file, data) {
 
 /** The migrated embedded store new data directories are copied from (src/db/template.ts). */
 async function makeTemplate(entry) {
-  if (entry) return loadBundle(join(dirname(entry), 'db-template.cjs')).exports.makeTemplate();
+  if (entry) return (await import(join(dirname(entry), 'db-template.mjs'))).makeTemplate();
   const { register } = await import('tsx/esm/api');
   register();
   return (await import('../src/db/template.ts')).makeTemplate();

@@ -21,17 +21,15 @@ export interface Store {
 }
 
 /**
- * An operator command that opens the embedded store itself runs a few statements and exits: PGlite's
- * 128MB of shared buffers, zeroed at every start (about half a second of CPU), buy it nothing.
+ * The embedded store's shared buffers: 16MB, not PGlite's 128MB, which are zeroed at every start
+ * (about half a second of CPU for an operator command that runs a few statements and exits) and are
+ * resident in the process once touched. The embedded store is small (a sandbox, a newcomer's
+ * machine, the tests: 27 MB of files during the bench's bill and payment load, most of it the two
+ * template databases' catalogs), so its pages still fit. Measured for the service (issue 28,
+ * bench/README.md): 128MB -> 32MB took the idle service 593 -> 486 MiB RSS; 32MB -> 16MB took the
+ * peak under the bill and payment load 311-312 -> 284-296 MiB.
  */
-const COMMAND_SETTINGS = { shared_buffers: '16MB' };
-/**
- * The service on the embedded store (a sandbox, a newcomer's machine, the tests): 32MB of shared
- * buffers, not PGlite's 128MB, which are resident in the process once touched. Measured (issue 28,
- * bench/README.md): the idle service on a data directory already there, 593 -> 486 MiB RSS; the
- * embedded store's data is small, so its pages still fit.
- */
-const SERVICE_SETTINGS = { shared_buffers: '32MB' };
+const EMBEDDED_SETTINGS = { shared_buffers: '16MB' };
 /**
  * The service on the embedded store lets V8's old generation grow by half of what it held after a
  * full collection before the next one, instead of V8's own factor (up to 4x on this heap). Under
@@ -74,7 +72,7 @@ export async function openStore(config: Config, opts: { migrate?: boolean; comma
   try {
     // A new data directory starts as a copy of the migrated template made at install (template.ts).
     await seedFromTemplate(embeddedDbDir(config.dataDir));
-    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), settings: opts.command ? COMMAND_SETTINGS : SERVICE_SETTINGS });
+    db = await openEmbedded({ dir: embeddedDbDir(config.dataDir), settings: EMBEDDED_SETTINGS });
   } catch (err) {
     lock.release();
     throw err;
