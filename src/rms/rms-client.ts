@@ -3,7 +3,7 @@ import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure }
 import { guardedLookup } from '../lib/outbound-url.ts';
 import { trustingContext } from '../lib/tls.ts';
 import {
-  readAck, readAvailability, readBooking, readRefusal, readSearch, ShapeError,
+  readAck, readAvailability, readBooking, readRefusal, readSearch, reasonOf, refusedStream, ShapeError,
   type Availability, type BookingAck, type RmsBooking, type RmsContact,
 } from './rms-client.fns.ts';
 
@@ -253,30 +253,6 @@ export class RmsClient {
 
 /** The code a booking refused as invalid is recorded under (its replays answer 400 again). */
 export const INVALID_REQUEST = 'invalid_request';
-
-/**
- * What an RMS said was wrong with a request, for the caller: its error message and the fields it
- * named, printable characters only and bounded (the RMS is untrusted; the caller reads it).
- */
-function reasonOf(body: unknown): string {
-  const error = (body as { error?: { message?: unknown; details?: unknown } } | undefined)?.error;
-  const parts: string[] = [];
-  if (typeof error?.message === 'string') parts.push(error.message);
-  if (error?.details && typeof error.details === 'object') {
-    for (const [field, problems] of Object.entries(error.details as Record<string, unknown>).slice(0, 10)) {
-      const said = Array.isArray(problems) ? problems.filter((p) => typeof p === 'string').join('; ') : '';
-      parts.push(said ? `${field}: ${said}` : field);
-    }
-  }
-  const text = parts.join('; ').replace(/[^\x20-\x7e\u00a0-\uffff]/g, ' ').slice(0, 500);
-  return text ? ` (${text})` : '';
-}
-
-/** Whether the RMS refused the call's HTTP/2 stream without processing it (RST_STREAM REFUSED_STREAM). */
-function refusedStream(err: unknown): boolean {
-  const e = (err ?? {}) as { code?: string; message?: string };
-  return e.code === 'ERR_HTTP2_STREAM_ERROR' && /REFUSED_STREAM/.test(e.message ?? '');
-}
 
 function transportError(err: unknown, what: string, timeoutMs: number): RmsError {
   if (err instanceof RmsError) return err;
