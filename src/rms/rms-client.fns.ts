@@ -234,3 +234,27 @@ export function readRefusal(raw: unknown): { code: string; message: string } | n
   if (typeof code !== 'string' || code.length === 0 || code.length > 100 || code.includes('\u0000')) return null;
   return { code, message: typeof message === 'string' ? message : code };
 }
+
+/**
+ * What an RMS said was wrong with a request, for the caller: its error message and the fields it
+ * named, printable characters only and bounded (the RMS is untrusted; the caller reads it).
+ */
+export function reasonOf(body: unknown): string {
+  const error = (body as { error?: { message?: unknown; details?: unknown } } | undefined)?.error;
+  const parts: string[] = [];
+  if (typeof error?.message === 'string') parts.push(error.message);
+  if (error?.details && typeof error.details === 'object') {
+    for (const [field, problems] of Object.entries(error.details as Record<string, unknown>).slice(0, 10)) {
+      const said = Array.isArray(problems) ? problems.filter((p) => typeof p === 'string').join('; ') : '';
+      parts.push(said ? `${field}: ${said}` : field);
+    }
+  }
+  const text = parts.join('; ').replace(/[^\x20-\x7e\u00a0-\uffff]/g, ' ').slice(0, 500);
+  return text ? ` (${text})` : '';
+}
+
+/** Whether the RMS refused the call's HTTP/2 stream without processing it (RST_STREAM REFUSED_STREAM). */
+export function refusedStream(err: unknown): boolean {
+  const e = (err ?? {}) as { code?: string; message?: string };
+  return e.code === 'ERR_HTTP2_STREAM_ERROR' && /REFUSED_STREAM/.test(e.message ?? '');
+}

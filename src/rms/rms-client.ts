@@ -3,7 +3,7 @@ import { MAX_PARTNER_ANSWER_BYTES, readWithin, rejectOnAbort, transportFailure }
 import { guardedLookup } from '../lib/outbound-url.ts';
 import { trustingContext } from '../lib/tls.ts';
 import {
-  readAck, readAvailability, readBooking, readRefusal, readSearch, ShapeError,
+  readAck, readAvailability, readBooking, readRefusal, readSearch, reasonOf, refusedStream, ShapeError,
   type Availability, type BookingAck, type RmsBooking, type RmsContact,
 } from './rms-client.fns.ts';
 
@@ -132,6 +132,7 @@ export class RmsClient {
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const what = `${method} ${path}`;
     const timeoutMs = o.timeoutMs ?? this.opts.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
     const signal = AbortSignal.timeout(timeoutMs);
     let res: Dispatcher.ResponseData;
     let text: string | null;
@@ -153,6 +154,13 @@ export class RmsClient {
       // Never more than 8 MiB of an answer (DESIGN 8.8e): the RMS is untrusted and the process shared.
       text = await Promise.race([readWithin(res, MAX_PARTNER_ANSWER_BYTES), rejectOnAbort(signal)]);
     } catch (err) {
+      // A stream the RMS refused over HTTP/2 (REFUSED_STREAM: it counts more streams open than its
+      // SETTINGS_MAX_CONCURRENT_STREAMS, e.g. ones just reset by given-up calls) was not processed
+      // (RFC 9113 8.7): asked again over HTTP/1.1 within what is left of the limit, as it would
+      // have been without the multiplexed pool.
+      if (o.dispatcher && o.dispatcher !== this.dispatcher && refusedStream(err) && deadline - Date.now() > 0) {
+        return this.call(method, path, { ...o, dispatcher: this.dispatcher, timeoutMs: deadline - Date.now() });
+      }
       throw transportError(err, what, timeoutMs);
     }
     if (text === null) throw new RmsError('bad_answer', `${what}: the RMS answered ${res.statusCode} with a body over ${MAX_PARTNER_ANSWER_BYTES} bytes; not read`, res.statusCode);
@@ -245,24 +253,6 @@ export class RmsClient {
 
 /** The code a booking refused as invalid is recorded under (its replays answer 400 again). */
 export const INVALID_REQUEST = 'invalid_request';
-
-/**
- * What an RMS said was wrong with a request, for the caller: its error message and the fields it
- * named, printable characters only and bounded (the RMS is untrusted; the caller reads it).
- */
-function reasonOf(body: unknown): string {
-  const error = (body as { error?: { message?: unknown; details?: unknown } } | undefined)?.error;
-  const parts: string[] = [];
-  if (typeof error?.message === 'string') parts.push(error.message);
-  if (error?.details && typeof error.details === 'object') {
-    for (const [field, problems] of Object.entries(error.details as Record<string, unknown>).slice(0, 10)) {
-      const said = Array.isArray(problems) ? problems.filter((p) => typeof p === 'string').join('; ') : '';
-      parts.push(said ? `${field}: ${said}` : field);
-    }
-  }
-  const text = parts.join('; ').replace(/[^\x20-\x7e\u00a0-\uffff]/g, ' ').slice(0, 500);
-  return text ? ` (${text})` : '';
-}
 
 function transportError(err: unknown, what: string, timeoutMs: number): RmsError {
   if (err instanceof RmsError) return err;

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 /** A TLS server that never answers /availability while `hang` is set and answers anything else 200; logs each request's version and connection. */
-async function rms(http2: boolean) {
+async function rms(http2: boolean, maxStreams?: number) {
   tls ??= await selfSignedLocalhost();
   const seen = { hang: true, connections: 0, h2Connections: 0, requests: [] as { path: string; version: string; port: number | undefined }[] };
   const handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
@@ -34,7 +34,7 @@ async function rms(http2: boolean) {
     res.setHeader('content-type', 'application/json');
     res.end(path === '/availability' ? JSON.stringify({ ...lookup, duration: 5400, slotData: [] }) : '{"status":"ok"}');
   };
-  const s = http2 ? createSecureServer({ ...tls, allowHTTP1: true }, handler) : createHttpsServer(tls, handler);
+  const s = http2 ? createSecureServer({ ...tls, allowHTTP1: true, ...(maxStreams ? { settings: { maxConcurrentStreams: maxStreams } } : {}) }, handler) : createHttpsServer(tls, handler);
   server = s;
   s.on('connection', () => seen.connections++);
   s.on('secureConnection', (socket: { alpnProtocol?: string | false }) => socket.alpnProtocol === 'h2' && seen.h2Connections++);
@@ -77,6 +77,14 @@ describe('an RMS that hangs on availability', () => {
     expect(wave.map((r) => r.status === 'rejected' && (r.reason as { kind?: string }).kind)).toEqual(Array(32).fill('timeout'));
     expect(seen.requests.filter((r) => r.version === '2.0')).toHaveLength(32);
     expect(seen.h2Connections).toBe(1);
+  });
+
+  it('offering HTTP/2 with few streams (4): lookups whose streams the RMS refuses are asked again over HTTP/1.1 within their limit, never failed', async () => {
+    const { seen, client } = await rms(true, 4);
+    await expect(client.availability(lookup)).rejects.toMatchObject({ kind: 'timeout' });
+    seen.hang = false;
+    const wave = await Promise.allSettled(Array.from({ length: 12 }, () => client.availability(lookup)));
+    expect(wave.map((r) => (r.status === 'fulfilled' ? 'live' : String((r.reason as Error).message)))).toEqual(Array(12).fill('live'));
   });
 
   it('offering only HTTP/1.1: each lookup still gives up at its limit, each on a new connection (the unanswered one is closed)', async () => {
