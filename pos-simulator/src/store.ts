@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isBrokenMode } from './broken.ts';
-import { writeJsonAtomically } from './json-file.ts';
+import { StateFile } from './json-file.ts';
 import { RETENTION_MS, isRetained } from './orders.fns.ts';
 import { SimClock } from './time.ts';
 import type { OrderState, PaymentState, SimState, VenueState } from './types.ts';
@@ -41,12 +41,17 @@ export function loadStateFile(file: string): SimState | null {
 
 export class SimStore {
   readonly clock: SimClock;
+  private readonly file: StateFile;
 
   constructor(
     private state: SimState,
-    private readonly stateFile?: string,
+    stateFile?: string,
   ) {
     this.clock = new SimClock(state.clock);
+    this.file = new StateFile(stateFile, () => {
+      this.state.clock = this.clock.snapshot();
+      return this.state;
+    });
   }
 
   get apiKey(): string { return this.state.apiKey; }
@@ -122,33 +127,13 @@ export class SimStore {
     this.save();
   }
 
-  /** Changes made inside savingOnce, waiting for its one save. */
-  private holding: { changed: boolean } | null = null;
-
-  /**
-   * Runs `change` with the saves it asks for made once, at its end: the demo's seeding is 14
-   * changes, each of which wrote the whole state file and renamed it into place (issue 28: 0.19 s
-   * of a fresh sandbox start's main thread in a profile under load). Nothing else may run meanwhile:
-   * the simulator does not listen yet when it is called.
-   */
-  async savingOnce(change: () => Promise<void>): Promise<void> {
-    const holding = (this.holding = { changed: false });
-    try {
-      await change();
-    } finally {
-      this.holding = null;
-      if (holding.changed) this.save();
-    }
+  /** Runs `change` with the saves it asks for made once, at its end (the demo's seeding, before the simulator listens). */
+  savingOnce(change: () => Promise<void>): Promise<void> {
+    return this.file.once(change);
   }
 
   /** Persists the current state, when a state file was given. Call after every change. */
   save(): void {
-    if (this.holding) {
-      this.holding.changed = true;
-      return;
-    }
-    if (!this.stateFile) return;
-    this.state.clock = this.clock.snapshot();
-    writeJsonAtomically(this.stateFile, this.state);
+    this.file.write();
   }
 }

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { writeJsonAtomically } from '../../pos-simulator/src/json-file.ts';
+import { StateFile } from '../../pos-simulator/src/json-file.ts';
 import { SimClock, type ClockState } from '../../pos-simulator/src/time.ts';
 import { isBrokenMode, type BrokenMode } from './broken.ts';
 import type { BookingState, FailureKnobs, TablesideTarget, VenueConfig } from './types.ts';
@@ -67,12 +67,17 @@ export function loadStateFile(file: string): RmsState | null {
 
 export class RmsStore {
   readonly clock: SimClock;
+  private readonly file: StateFile;
 
   constructor(
     private state: RmsState,
-    private readonly stateFile?: string,
+    stateFile?: string,
   ) {
     this.clock = new SimClock(state.clock);
+    this.file = new StateFile(stateFile, () => {
+      this.state.clock = this.clock.snapshot();
+      return this.state;
+    });
   }
 
   get apiKey(): string { return this.state.apiKey; }
@@ -128,32 +133,13 @@ export class RmsStore {
     this.save();
   }
 
-  /** Changes made inside savingOnce, waiting for its one save. */
-  private holding: { changed: boolean } | null = null;
-
-  /**
-   * Runs `change` with the saves it asks for made once, at its end: the demo's seeding writes three
-   * venues, each of which wrote the whole state file and renamed it into place (issue 28, a fresh
-   * sandbox start). Nothing else may run meanwhile: the simulator does not listen yet when it is called.
-   */
-  async savingOnce(change: () => Promise<void>): Promise<void> {
-    const holding = (this.holding = { changed: false });
-    try {
-      await change();
-    } finally {
-      this.holding = null;
-      if (holding.changed) this.save();
-    }
+  /** Runs `change` with the saves it asks for made once, at its end (the demo's seeding, before the simulator listens). */
+  savingOnce(change: () => Promise<void>): Promise<void> {
+    return this.file.once(change);
   }
 
-  /** Persists the current state when a state file was given. Call after every change. */
+  /** Persists the current state, when a state file was given. Call after every change. */
   save(): void {
-    if (this.holding) {
-      this.holding.changed = true;
-      return;
-    }
-    if (!this.stateFile) return;
-    this.state.clock = this.clock.snapshot();
-    writeJsonAtomically(this.stateFile, this.state);
+    this.file.write();
   }
 }

@@ -116,12 +116,16 @@ describe.each([['HTTP/1.1', false], ['HTTP/2', true]] as const)('the booking-ser
     expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'status', status: 503 });
     await sim.control.setOversized({ bytes: 9 * 1024 * 1024, chunked: true, count: 1 });
     expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'bad_answer', message: expect.stringMatching(/over 8388608 bytes/) });
-    await sim.control.setFailures({ mode: 'hang', operations: ['availability'], count: 2 });
+    // Held until the loop ends, not counted: a counted hang can be used up by a request this loop did
+    // not make (CI under load, once: the second lookup got an answer; likely a lookup given up earlier
+    // reaching the RMS late through undici's reconnect, bench/README.md sixth availability round).
+    await sim.control.setFailures({ mode: 'hang', operations: ['availability'] });
     for (let i = 0; i < 2; i++) {
       const started = Date.now();
       expect(await lookup().catch((e) => e)).toMatchObject({ kind: 'timeout', message: expect.stringMatching(/1000 ms/) });
       expect(Date.now() - started).toBeLessThan(1400);
     }
+    await sim.control.setFailures({ mode: 'none' });
     expect((await lookup()).slots.length).toBeGreaterThan(0);
     const sent = await sim.control.requests({ operation: 'availability' });
     expect(sent.length).toBeGreaterThanOrEqual(7);
