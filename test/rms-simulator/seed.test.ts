@@ -1,9 +1,10 @@
 // startRmsSimulator({ seed: true }) seeds its demo in-process (issue 28): the same state as the demo
 // seeded over the control API, whose route checks each body against its schema.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { simStateOf as stateOf } from '../helpers/sim-state.ts';
 import { DEMO_VENUE_IDS, seedDemo, startRmsSimulator, type RmsSimulator } from '../../rms-simulator/src/index.ts';
 
 let dir: string;
@@ -13,12 +14,6 @@ afterEach(async () => {
   for (const sim of started.splice(0)) await sim.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The state file with what differs between two runs masked: the key, the clock, every time. */
-function stateOf(file: string): unknown {
-  return JSON.parse(readFileSync(file, 'utf8'), (key, value) =>
-    key === 'apiKey' || key === 'clock' || (/At$/.test(key) && value !== null) ? '(masked)' : value);
-}
 
 it('the demo seeded at start is the demo the control API seeds', async () => {
   const inProcess = join(dir, 'in-process.json');
