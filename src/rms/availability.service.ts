@@ -12,6 +12,12 @@ import { findRmsVenue, notAnRmsVenue, rmsOf, type RmsOfVenue } from './venues.se
 /** The share of the live call's limit after which the snapshot is read, in case the live call fails. */
 export const HEDGE_AT = 0.75;
 
+/**
+ * The least a live call is given when its caller's request waited so long in the process that less
+ * is left of the 1 s: a healthy RMS still gets to answer live on a stalled process.
+ */
+export const MIN_LIVE_MS = 250;
+
 export interface VenueAvailability {
   source: 'live' | 'snapshot';
   venueId: string;
@@ -25,11 +31,16 @@ export interface VenueAvailability {
 export function createAvailabilityService(deps: { db: Db; bookingServices: BookingServicesService; feed: FeedService }) {
   const { db, bookingServices, feed } = deps;
 
-  async function ask(venueId: string, rms: RmsOfVenue, date: string, partySize: number, areaId: string | null): Promise<VenueAvailability> {
+  async function ask(venueId: string, rms: RmsOfVenue, date: string, partySize: number, areaId: string | null, arrivedAt: number): Promise<VenueAvailability> {
     const { partnerId, rmsVenueId } = rms;
     const base = { venueId, rmsVenueId, date, partySize };
     const client = await bookingServices.client(partnerId);
     if (!client) throw new RmsError('not_connected', 'The RMS partner has not connected its booking services.');
+    // The 1 s counts from the caller's request's arrival, not from here (issue 28): a lookup that
+    // waited in the process behind others (a wave of them arriving together) would otherwise
+    // answer its caller that much later than the limit.
+    const full = client.availabilityTimeoutMs;
+    const limitMs = Math.max(Math.min(MIN_LIVE_MS, full), Math.round(full - (Date.now() - arrivedAt)));
     // A hedged read: the snapshot is read while the live call still has a quarter of its limit, so
     // it is at hand when the limit fires instead of read after it (issue 28: 32 lookups whose RMS hung
     // all read it at the same moment, in turn, on a busy machine). It is only used if the live call
@@ -38,9 +49,9 @@ export function createAvailabilityService(deps: { db: Db; bookingServices: Booki
     let read: ReturnType<typeof feed.snapshotAvailability> | undefined;
     const snapshot = () => (read ??= feed.snapshotAvailability(partnerId, rmsVenueId, date, partySize, areaId));
     // A read that fails while the live call goes on is dropped here, and thrown below if it is needed.
-    const hedge = setTimeout(() => void snapshot().catch(() => undefined), client.availabilityTimeoutMs * HEDGE_AT);
+    const hedge = setTimeout(() => void snapshot().catch(() => undefined), limitMs * HEDGE_AT);
     try {
-      const live = await client.availability({ venueId: rmsVenueId, date, partySize, areaId });
+      const live = await client.availability({ venueId: rmsVenueId, date, partySize, areaId }, limitMs);
       return { source: 'live', ...base, duration: live.duration, slots: live.slots };
     } catch (err) {
       // A refusal is an answer, not an outage: only failures fall back to the snapshot.
@@ -54,18 +65,19 @@ export function createAvailabilityService(deps: { db: Db; bookingServices: Booki
   }
 
   return {
-    async forVenue(venueId: string, date: string, partySize: number, areaId: string | null = null): Promise<VenueAvailability> {
-      return ask(venueId, await findRmsVenue(db.kysely, venueId), date, partySize, areaId);
+    /** `arrivedAt`: when the caller's request arrived (ms since the epoch); the live call's 1 s counts from there. */
+    async forVenue(venueId: string, date: string, partySize: number, areaId: string | null = null, arrivedAt = Date.now()): Promise<VenueAvailability> {
+      return ask(venueId, await findRmsVenue(db.kysely, venueId), date, partySize, areaId, arrivedAt);
     },
 
     /**
      * The same for a venue its caller has just read (its owner partner and externalId): no second
      * read of the venue before the RMS is asked (issue 28: a channel's lookup reads it with its link).
      */
-    async forRmsVenue(venue: { id: string; ownerPartnerId: string | null; externalId: string | null }, date: string, partySize: number, areaId: string | null = null) {
+    async forRmsVenue(venue: { id: string; ownerPartnerId: string | null; externalId: string | null }, date: string, partySize: number, areaId: string | null = null, arrivedAt = Date.now()) {
       const rms = rmsOf(venue);
       if (!rms) throw notAnRmsVenue();
-      return ask(venue.id, rms, date, partySize, areaId);
+      return ask(venue.id, rms, date, partySize, areaId, arrivedAt);
     },
   };
 }
