@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.ts';
 import type { BookingServicesService } from './booking-services.service.ts';
-import type { FeedService } from './availability-feed.service.ts';
+import type { FeedService, SnapshotAvailability } from './availability-feed.service.ts';
 import { RmsError } from './rms-client.ts';
 import type { Slot } from './rms-client.fns.ts';
 import { findRmsVenue, notAnRmsVenue, rmsOf, type RmsOfVenue } from './venues.service.ts';
@@ -30,6 +30,7 @@ export interface VenueAvailability {
 
 export function createAvailabilityService(deps: { db: Db; bookingServices: BookingServicesService; feed: FeedService }) {
   const { db, bookingServices, feed } = deps;
+  const reads = sharedReads();
 
   async function ask(venueId: string, rms: RmsOfVenue, date: string, partySize: number, areaId: string | null, arrivedAt: number): Promise<VenueAvailability> {
     const { partnerId, rmsVenueId } = rms;
@@ -46,8 +47,10 @@ export function createAvailabilityService(deps: { db: Db; bookingServices: Booki
     // all read it at the same moment, in turn, on a busy machine). It is only used if the live call
     // fails: a live answer, even one arriving after the read, is the answer. The record read up to
     // a quarter of a second earlier is the same complete snapshot (swapped whole, in one transaction).
-    let read: ReturnType<typeof feed.snapshotAvailability> | undefined;
-    const snapshot = () => (read ??= feed.snapshotAvailability(partnerId, rmsVenueId, date, partySize, areaId));
+    const since = performance.now();
+    let read: Promise<SnapshotAvailability | null> | undefined;
+    const snapshot = () => (read ??= reads.since(since, [partnerId, rmsVenueId, date, partySize, areaId], full, () =>
+      feed.snapshotAvailability(partnerId, rmsVenueId, date, partySize, areaId)));
     // A read that fails while the live call goes on is dropped here, and thrown below if it is needed.
     const hedge = setTimeout(() => void snapshot().catch(() => undefined), limitMs * HEDGE_AT);
     try {
@@ -83,3 +86,32 @@ export function createAvailabilityService(deps: { db: Db; bookingServices: Booki
 }
 
 export type AvailabilityService = ReturnType<typeof createAvailabilityService>;
+
+/**
+ * The latest snapshot read of each record, handed to the lookups that began before that read did
+ * (issue 28: a wave of 32 lookups to a hanging RMS sent 32 statements for the same record, each one
+ * CPU of the serve and of PostgreSQL on the same two cores). A read begun after a lookup began is as
+ * fresh for it as a read of its own would be (the snapshot is swapped whole); one begun before it is
+ * never used by it. A failed read is handed to no later lookup. An entry is forgotten once the
+ * lookups that could use it have given up on the RMS (a limit after it began). Callers read the
+ * record and never change it: the lookups of a wave share one object.
+ */
+function sharedReads() {
+  const latest = new Map<string, { at: number; read: Promise<SnapshotAvailability | null> }>();
+  return {
+    /** `since`: when the lookup began (performance.now()); `keepMs`: how long the read may serve others. */
+    since(since: number, record: unknown[], keepMs: number, readNow: () => Promise<SnapshotAvailability | null>) {
+      const key = JSON.stringify(record);
+      const last = latest.get(key);
+      if (last && last.at >= since) return last.read;
+      const entry = { at: performance.now(), read: readNow() };
+      latest.set(key, entry);
+      const forget = () => {
+        if (latest.get(key) === entry) latest.delete(key);
+      };
+      entry.read.catch(forget);
+      setTimeout(forget, keepMs).unref();
+      return entry.read;
+    },
+  };
+}
