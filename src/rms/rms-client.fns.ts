@@ -258,3 +258,9 @@ export function refusedStream(err: unknown): boolean {
   const e = (err ?? {}) as { code?: string; message?: string };
   return e.code === 'ERR_HTTP2_STREAM_ERROR' && /REFUSED_STREAM/.test(e.message ?? '');
 }
+
+/** `?name=value&…` of the fields given (as URLSearchParams writes them), or nothing. */
+export function queryOf(query: Record<string, string | undefined> | undefined): string {
+  const given = Object.entries(query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
+  return given.length === 0 ? '' : `?${new URLSearchParams(given).toString()}`;
+}
