@@ -32,11 +32,59 @@ export function rejectOnAbort(signal: AbortSignal): Promise<never> {
  * showed every finished call's timer firing seconds later, dispatching the abort and building a
  * DOMException with its stack trace, about 2% of the service's time. The reason is the same
  * TimeoutError DOMException AbortSignal.timeout gives, so `transportFailure` reads it the same way.
+ *
+ * The signal is a DeadlineSignal, not an AbortController's: Node's EventTarget made each call's
+ * signal, and the listeners undici, `rejectOnAbort` and a body's `dump` add and remove on it, about
+ * 5% of the webhook sender's CPU (bench/webhooks.ts backlog profile, issue 28). It is typed as an
+ * AbortSignal for undici's options; only pass it where the signal is read through `aborted`,
+ * `reason` and `addEventListener`/`removeEventListener('abort')` (undici's request and body, this
+ * file): `fetch` and `AbortSignal.any` check the brand and would refuse it.
  */
 export function callDeadline(ms: number): { signal: AbortSignal; done(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
-  return { signal: controller.signal, done: () => clearTimeout(timer) };
+  const signal = new DeadlineSignal();
+  const timer = setTimeout(() => signal.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  return { signal: signal as unknown as AbortSignal, done: () => clearTimeout(timer) };
+}
+
+/** The reading side of an AbortSignal over a plain list of 'abort' listeners (callDeadline says why). */
+export class DeadlineSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  onabort: (() => void) | null = null;
+  private listeners: Array<() => void> = [];
+
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort' && !this.aborted) this.listeners.push(listener);
+  }
+
+  removeEventListener(type: string, listener: () => void): void {
+    if (type !== 'abort') return;
+    const i = this.listeners.indexOf(listener);
+    if (i >= 0) this.listeners.splice(i, 1);
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  /** Aborts once: every listener is called once (each was added `once`, as undici and rejectOnAbort add them). */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listeners = this.listeners;
+    this.listeners = [];
+    // As EventTarget does, a listener that throws is reported (uncaught) without stopping the others.
+    for (const listener of [...(this.onabort ? [this.onabort] : []), ...listeners]) {
+      try {
+        listener();
+      } catch (err) {
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    }
+  }
 }
 
 /** Why a call got no answer: a time limit passed, or the peer could not be reached. */

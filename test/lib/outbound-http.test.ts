@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { errors, request } from 'undici';
 import { describe, expect, test } from 'vitest';
 import { Readable } from 'node:stream';
-import { connectorOnFirstUse, readWithin, rejectOnAbort, transportFailure } from '../../src/lib/outbound-http.ts';
+import { callDeadline, connectorOnFirstUse, readWithin, rejectOnAbort, transportFailure } from '../../src/lib/outbound-http.ts';
 
 // The transport half of the POS and RMS clients and the webhook sender: the whole-call limit race,
 // and what an error of undici (or of the call's own signal) means.
@@ -15,6 +15,41 @@ describe('rejectOnAbort', () => {
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
     await expect(rejectOnAbort(AbortSignal.abort(reason))).rejects.toBe(reason);
+  });
+});
+
+describe('callDeadline', () => {
+  test("its signal ends an undici request and a body's dump when the limit passes, as a timeout; done() stops it", async () => {
+    // Answers /head at once with headers and never the body; /none never answers.
+    const sockets = new Set<import('node:net').Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', (chunk) => {
+        if (chunk.toString().startsWith('GET /head')) socket.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nab');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const stalled = callDeadline(100);
+      const err = await Promise.race([request(`${origin}/none`, { signal: stalled.signal }), rejectOnAbort(stalled.signal)]).catch((e: unknown) => e);
+      expect(transportFailure(err)).toEqual({ kind: 'timeout', connecting: false });
+      expect(stalled.signal.aborted).toBe(true);
+
+      const body = callDeadline(100);
+      const res = await request(`${origin}/head`, { signal: body.signal });
+      const dumped = await res.body.dump({ limit: 1024, signal: body.signal }).catch((e: unknown) => e);
+      expect((dumped as Error).name).toBe('TimeoutError');
+      expect(transportFailure(dumped)).toEqual({ kind: 'timeout', connecting: false });
+
+      const stopped = callDeadline(50);
+      stopped.done();
+      await new Promise((r) => setTimeout(r, 150));
+      expect(stopped.signal.aborted).toBe(false);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
