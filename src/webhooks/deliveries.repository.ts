@@ -236,17 +236,18 @@ export interface Success {
  * holds it records its own attempt). Returns, per success in order, whether its job was ended.
  */
 export async function recordSuccesses(ex: Executor, all: Success[]): Promise<boolean[]> {
-  // One JSON parameter rather than eleven arrays (insertDeliveriesOfEvents says why).
-  const rows = all.map((s) => ({
-    job_id: s.fence.jobId, locked_by: s.fence.lockedBy, claim: s.fence.claim, attempt_id: s.attemptId, delivery_id: s.attempt.delivery_id,
-    endpoint_id: s.attempt.endpoint_id, attempt: s.attempt.attempt, response_code: s.attempt.response_code, duration_ms: s.attempt.duration_ms,
-    at: s.attempt.at, healthy: s.healthy,
-  }));
+  // Arrays, not one JSON parameter as insertDeliveriesOfEvents: PostgreSQL sizes unnest() of an
+  // array by its length, json_to_recordset() at 100 rows, which made the fenced DELETE below a hash
+  // join over a sequential scan of jobs (auto_explain, bench/webhooks.ts backlog; issue 28). These
+  // arrays hold no bodies, so pg's encoding of them is cheap.
+  const col = <T>(f: (s: Success) => T) => all.map(f);
   const query = sql<{ id: string }>`
     WITH u AS (
-      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json)
-        AS u(job_id uuid, locked_by text, claim int, attempt_id uuid, delivery_id uuid, endpoint_id uuid, attempt int, response_code int, duration_ms int,
-             at timestamptz, healthy boolean)),
+      SELECT * FROM unnest(${col((s) => s.fence.jobId)}::uuid[], ${col((s) => s.fence.lockedBy)}::text[], ${col((s) => s.fence.claim)}::int[],
+                           ${col((s) => s.attemptId)}::uuid[], ${col((s) => s.attempt.delivery_id)}::uuid[], ${col((s) => s.attempt.endpoint_id)}::uuid[],
+                           ${col((s) => s.attempt.attempt)}::int[], ${col((s) => s.attempt.response_code)}::int[], ${col((s) => s.attempt.duration_ms)}::int[],
+                           ${col((s) => s.attempt.at)}::timestamptz[], ${col((s) => s.healthy)}::boolean[])
+        AS u(job_id, locked_by, claim, attempt_id, delivery_id, endpoint_id, attempt, response_code, duration_ms, at, healthy)),
     ended AS (DELETE FROM jobs j USING u WHERE ${claimedBy('j', 'u')} RETURNING j.id),
     e AS (SELECT u.* FROM u JOIN ended ON ended.id = u.job_id),
     attempt AS (
