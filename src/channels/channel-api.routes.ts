@@ -40,7 +40,7 @@ export const bcRoutes: FastifyPluginAsyncTypebox<{ api: ChannelApiService; acces
         'answer and no snapshot holds that date and party size, or its own refusal code (in error.details.code).',
       params: VenueParams, querystring: AvailabilityQuery, response: { 200: BcAvailability, ...errorResponses('platform', BUSINESS) },
     },
-  }, async (request) => api.availability(channelOf(request), request.params.venueId, request.query.date, request.query.partySize));
+  }, async (request, reply) => api.availability(channelOf(request), request.params.venueId, request.query.date, request.query.partySize, Date.now() - reply.elapsedTime));
 
   app.post('/v1/bc/bookings', {
     config: { responseHeaders: { 200: ['X-Idempotent-Replay'] } },

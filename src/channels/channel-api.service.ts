@@ -135,10 +135,11 @@ export function createChannelApiService({ db, clock, bookings, availability, cre
       return { total, data };
     },
 
-    async availability(channel: ChannelIdentity, venueId: string, date: string, partySize: number) {
+    /** `arrivedAt`: when the request arrived (ms since the epoch): the live call's 1 s counts from there. */
+    async availability(channel: ChannelIdentity, venueId: string, date: string, partySize: number, arrivedAt = Date.now()) {
       const venue = await linkedVenue(channel, venueId);
       // The venue just read with its link carries its RMS: the RMS is asked next, nothing read in between.
-      const a = await availability.forRmsVenue(venue, date, partySize).catch(rethrow);
+      const a = await availability.forRmsVenue(venue, date, partySize, null, arrivedAt).catch(rethrow);
       // A venue without a currency cannot take a deposit (its amount could be stated in no currency):
       // its slots that need one are not offered, never shown in a guessed currency.
       const slots = bookableSlots(a.slots, clock.now(), venue.minAdvanceBooking).filter((s) => offerable(s, venue.currency));

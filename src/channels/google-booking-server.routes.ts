@@ -7,7 +7,7 @@ import {
   BatchAvailabilityLookupRequest, BatchAvailabilityLookupResponse, BookingIdRequest, BookingResponse, CreateBookingRequest, Empty,
   GetBookingStatusResponse, ListBookingsRequest, ListBookingsResponse, UpdateBookingRequest,
 } from './google-booking-server.schemas.ts';
-import { LOOKUP_BUDGET_MS, type V3Service } from './google-booking-server.service.ts';
+import type { V3Service } from './google-booking-server.service.ts';
 
 // Google's Booking Server API v3 under /v3/ (DESIGN 8.4b), for `google-v3` channels with HTTP Basic.
 
@@ -37,7 +37,7 @@ export const v3Routes: FastifyPluginAsyncTypebox<{ v3: V3Service; access: Channe
         'within the budget are unavailable.',
       body: BatchAvailabilityLookupRequest, response: { 200: BatchAvailabilityLookupResponse, ...errors },
     },
-  }, async (request, reply) => v3.batchAvailabilityLookup(channelOf(request), request.body, LOOKUP_BUDGET_MS - reply.elapsedTime));
+  }, async (request, reply) => v3.batchAvailabilityLookup(channelOf(request), request.body, Date.now() - reply.elapsedTime));
 
   app.post('/v3/CreateBooking', {
     schema: {

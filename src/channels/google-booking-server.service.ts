@@ -78,9 +78,8 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
     o.ok ? { booking: o.value } : { booking_failure: { cause: o.cause, description: o.description } };
 
   return {
-    /** `budgetMs`: what is left of LOOKUP_BUDGET_MS since the request arrived (the route says). */
-    async batchAvailabilityLookup(channel: ChannelIdentity, req: BatchAvailabilityLookupRequest, budgetMs = LOOKUP_BUDGET_MS) {
-      const started = Date.now();
+    /** `arrivedAt`: when the request arrived (ms since the epoch): LOOKUP_BUDGET_MS and the live calls' 1 s count from there. */
+    async batchAvailabilityLookup(channel: ChannelIdentity, req: BatchAvailabilityLookupRequest, arrivedAt = Date.now()) {
       const venue = await merchant(channel, req.merchant_id);
       const tz = venue.timezone ?? 'UTC';
       const now = clock.now();
@@ -94,14 +93,14 @@ export function createV3Service({ db, clock, api, availability }: V3Deps) {
       const lookups = groups.map(async (g) => {
         const [date, size] = g.split('|');
         try {
-          found.set(g, (await availability.forRmsVenue(venue, date!, Number(size))).slots);
+          found.set(g, (await availability.forRmsVenue(venue, date!, Number(size), null, arrivedAt)).slots);
         } catch {
           found.set(g, []); // no answer and no snapshot: nothing is offered as available
         }
       });
       // Whatever the RMS does, the answer leaves within the budget: groups still asking are unavailable.
       let timer: NodeJS.Timeout | undefined;
-      const left = Math.max(50, budgetMs - (Date.now() - started));
+      const left = Math.max(50, LOOKUP_BUDGET_MS - (Date.now() - arrivedAt));
       await Promise.race([Promise.all(lookups), new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
       clearTimeout(timer);
       return {

@@ -203,10 +203,11 @@ export class RmsClient {
     return this.opts.availabilityTimeoutMs ?? 1000;
   }
 
-  async availability(q: AvailabilityQuery): Promise<Availability> {
+  /** `timeoutMs`: what is left of the caller's limit (availability.service counts it from its request's arrival). */
+  async availability(q: AvailabilityQuery, timeoutMs = this.availabilityTimeoutMs): Promise<Availability> {
     const res = await this.call('GET', '/availability', {
       query: { venueId: q.venueId, date: q.date, partySize: String(q.partySize), areaId: q.areaId ?? undefined },
-      timeoutMs: this.availabilityTimeoutMs,
+      timeoutMs,
       dispatcher: Date.now() < this.multiplexedUntil ? this.multiplexed() : undefined,
     }).catch((err: unknown) => {
       if (err instanceof RmsError && err.kind === 'timeout') this.multiplexedUntil = Date.now() + MULTIPLEXED_AFTER_TIMEOUT_MS;

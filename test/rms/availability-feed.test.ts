@@ -200,4 +200,15 @@ describe('availability of a venue: live, else the snapshot', () => {
     await w.sim.control.setFailures({ mode: 'garbage', operations: ['availability'], count: 1 });
     expect(await availability.forVenue(w.venueId, '2025-06-20', 2).catch((e) => e)).toMatchObject({ kind: 'bad_answer' });
   });
+
+  it("[BKG-09] the 1 s counts from the caller's request's arrival: an RMS answering within 1 s of the call but not of the request is not live", async () => {
+    const availability = w.app.service.app.services.availability;
+    await w.sim.control.pushFeed({ days: 1, startDate: '2025-06-11', venueIds: ['rms-venue-1'], partySizes: [2] });
+    // The RMS answers 500 ms after it is asked: within 1 s of a request that has just arrived...
+    await w.sim.control.setFailures({ slowMs: 500, operations: ['availability'], count: 1 });
+    expect((await availability.forVenue(w.venueId, '2025-06-11', 2)).source).toBe('live');
+    // ...not of one that arrived 700 ms before the RMS was asked (waiting in the process behind others).
+    await w.sim.control.setFailures({ slowMs: 500, operations: ['availability'], count: 1 });
+    expect((await availability.forVenue(w.venueId, '2025-06-11', 2, null, Date.now() - 700)).source).toBe('snapshot');
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Db } from '../../src/db/db.ts';
 import type { FeedService, SnapshotAvailability } from '../../src/rms/availability-feed.service.ts';
-import { createAvailabilityService } from '../../src/rms/availability.service.ts';
+import { createAvailabilityService, MIN_LIVE_MS } from '../../src/rms/availability.service.ts';
 import type { BookingServicesService } from '../../src/rms/booking-services.service.ts';
 import type { Availability } from '../../src/rms/rms-client.fns.ts';
 import { RmsError } from '../../src/rms/rms-client.ts';
@@ -15,19 +15,21 @@ const start = new Date('2025-06-11T18:00:00Z');
 const slot = (openSpots: number) => ({ start, totalSpots: 4, openSpots, deposit: false, depositAmount: 0, requiresCc: false });
 const venue = { id: 'venue-1', ownerPartnerId: 'partner-1', externalId: 'rms-venue-1' };
 
-function world(snapshotRead: () => Promise<SnapshotAvailability | null> = async () => ({ source: 'snapshot', nonce: 'n', completedAt: start, duration: 5400, slots: [slot(1)] })) {
-  let settle!: { resolve: (a: Availability) => void; reject: (e: unknown) => void };
+function world(snapshotRead: () => Promise<SnapshotAvailability | null> = async () => ({ source: 'snapshot', nonce: 'n', completedAt: start, duration: 5400, slots: [slot(1)] }), limitMs = 40) {
+  const settles: { resolve: (a: Availability) => void; reject: (e: unknown) => void }[] = [];
   let pending = false;
+  const limits: number[] = [];
   const client = {
     // A short limit: the hedge fires at HEDGE_AT of it; the test, not the limit, ends the live call.
-    availabilityTimeoutMs: 40,
-    availability: () => {
+    availabilityTimeoutMs: limitMs,
+    availability: (_q: unknown, limitMs: number) => {
+      limits.push(limitMs);
       pending = true;
       return new Promise<Availability>((resolve, reject) => {
-        settle = {
+        settles.push({
           resolve: (a) => { pending = false; resolve(a); },
           reject: (e) => { pending = false; reject(e); },
-        };
+        });
       });
     },
   };
@@ -40,10 +42,29 @@ function world(snapshotRead: () => Promise<SnapshotAvailability | null> = async 
   } as unknown as FeedService;
   const bookingServices = { client: async () => client } as unknown as BookingServicesService;
   const service = createAvailabilityService({ db: {} as Db, bookingServices, feed });
-  return { service, reads, live: () => settle };
+  return { service, reads, limits, live: () => settles[settles.length - 1]!, lives: settles };
 }
 
 const liveAnswer: Availability = { venueId: 'rms-venue-1', date: '2025-06-11', partySize: 2, duration: 5400, slots: [slot(3)] };
+
+describe("availability: the live call's limit counts from the request's arrival", () => {
+  /** The limit the live call was given, for a request that arrived `agoMs` before the lookup. */
+  async function limitGiven(agoMs: number): Promise<number | undefined> {
+    const w = world(undefined, 1000);
+    const answer = w.service.forRmsVenue(venue, '2025-06-11', 2, null, Date.now() - agoMs);
+    await vi.waitFor(() => expect(w.limits).toHaveLength(1));
+    w.live().resolve(liveAnswer);
+    expect((await answer).source).toBe('live');
+    return w.limits[0];
+  }
+
+  it('[BKG-09] the live call is given what is left of 1 s since the request arrived, and at least MIN_LIVE_MS', async () => {
+    expect(await limitGiven(0)).toBeGreaterThan(600);
+    expect(await limitGiven(600)).toBeLessThanOrEqual(400);
+    expect(await limitGiven(600)).toBeGreaterThanOrEqual(MIN_LIVE_MS);
+    expect(await limitGiven(5000)).toBe(MIN_LIVE_MS);
+  });
+});
 
 describe('availability: the snapshot read while the live call runs (hedged)', () => {
   it('[BKG-09] the snapshot is read before the live call gives up, once, and answers when it does', async () => {
@@ -87,5 +108,46 @@ describe('availability: the snapshot read while the live call runs (hedged)', ()
     await new Promise((r) => setImmediate(r));
     failed.live().reject(new RmsError('timeout', 'GET /availability: the RMS did not answer within 40 ms'));
     expect(await lost).toBe(broken);
+  });
+});
+
+describe('availability: one snapshot read for the lookups that began before it', () => {
+  const timeout = () => new RmsError('timeout', 'GET /availability: the RMS did not answer within 40 ms');
+
+  it('[BKG-09] lookups of the same record that began together send one read and all answer from it', async () => {
+    const w = world();
+    const answers = [1, 2, 3].map(() => w.service.forRmsVenue(venue, '2025-06-11', 2));
+    await vi.waitFor(() => expect(w.lives).toHaveLength(3));
+    await new Promise((r) => setTimeout(r, 80)); // every hedge has fired
+    expect(w.reads).toHaveLength(1);
+    for (const l of w.lives) l.reject(timeout());
+    for (const a of answers) expect(await a).toMatchObject({ source: 'snapshot', slots: [slot(1)] });
+    expect(w.reads).toHaveLength(1);
+  });
+
+  it('[BKG-09] a lookup that began after a read began reads again; another record is read for itself', async () => {
+    const w = world();
+    const first = w.service.forRmsVenue(venue, '2025-06-11', 2);
+    await vi.waitFor(() => expect(w.reads).toHaveLength(1));
+    const later = w.service.forRmsVenue(venue, '2025-06-11', 2);
+    const otherSize = w.service.forRmsVenue(venue, '2025-06-11', 4);
+    await vi.waitFor(() => expect(w.reads).toHaveLength(3));
+    for (const l of w.lives) l.reject(timeout());
+    for (const a of [first, later, otherSize]) expect((await a).source).toBe('snapshot');
+  });
+
+  it('[BKG-09] a failed read is not handed to a lookup that began before it but needs the snapshot after it failed', async () => {
+    let n = 0;
+    const w = world(async () => {
+      if (++n === 1) throw new Error('the store is down');
+      return { source: 'snapshot', nonce: 'n', completedAt: start, duration: 5400, slots: [slot(2)] };
+    });
+    const failed = w.service.forRmsVenue(venue, '2025-06-11', 2).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 5));
+    const next = w.service.forRmsVenue(venue, '2025-06-11', 2); // began before the first read (its hedge fires later)
+    await vi.waitFor(() => expect(w.reads).toHaveLength(2));
+    for (const l of w.lives) l.reject(timeout());
+    expect(await failed).toMatchObject({ message: 'the store is down' });
+    expect(await next).toMatchObject({ source: 'snapshot', slots: [slot(2)] });
   });
 });
