@@ -153,11 +153,13 @@ const DEFAULT_LEASE_MS = 60_000;
 // Jobs in flight and claimed per statement. A webhook fan-out's first attempts run in flight too,
 // and most of a delivery's time is its POST (no connection held): at 32 / 10 the sender sat below
 // its 16 connections a third of the time between claims, and each claim, fan-out read and fan-out
-// write served 8 events. 64 / 16 keeps its connections busy and halves those statements
-// (bench/webhooks.ts: PostgreSQL CPU per delivery -25%, issue 28). A job holds a pool connection
-// only for its statements, so more in flight queue on the pool rather than grow it.
-const CONCURRENCY = 64;
-const BATCH_SIZE = 16;
+// write served 8 events; 64 / 16 halved those statements (bench/webhooks.ts: PostgreSQL CPU per
+// delivery -25%, issue 28). 128 / 32 halves them again (a backlog of 4,000 deliveries: claims 127 ->
+// 75, fan-out reads and writes 245 -> 142), the slots held by successes waiting for their record
+// (webhooks/delivery.service.ts gathers them) included. A job holds a pool connection only for its
+// statements, so more in flight queue on the pool rather than grow it.
+const CONCURRENCY = 128;
+const BATCH_SIZE = 32;
 
 export interface JobRunnerOptions {
   db: Db;

@@ -168,16 +168,18 @@ export async function insertDeliveriesOfEvents(
   job: Pick<NewDeliveries, 'jobKind' | 'jobKeyPrefix'>,
   claim: NewClaim | null,
 ): Promise<DeliveriesWritten[]> {
-  const all = events.flatMap((e) => e.rows.map((r) => ({ ...r, e })));
-  const col = <T>(f: (r: (typeof all)[number]) => T) => all.map(f);
+  // The rows as one JSON parameter: pg's encoding of ten array parameters (every body escaped for an
+  // array literal in JavaScript) was ~3% of the sender's CPU (bench/webhooks.ts profile, issue 28).
+  const rows = events.flatMap((e) => e.rows.map((r) => ({
+    id: r.id, endpoint_id: r.endpoint_id, webhook_id: r.webhook_id, body: r.body, job_id: r.jobId, event_id: e.event.id, type: e.event.type,
+    event_at: e.event.created_at, at: e.now, fan_out_job: e.fence?.jobId ?? null,
+  })));
   const fences = events.flatMap((e) => (e.fence ? [e.fence] : []));
   const query = sql<{ created: string[] | null; ended: string[] | null; jobs: Array<{ deliveryId: string; jobId: string }> | null }>`
     WITH ${fencesCte('f', fences)},
     ended AS (DELETE FROM jobs j USING f WHERE ${claimedBy('j', 'f')} RETURNING j.id),
-    u AS (SELECT * FROM unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.endpoint_id)}::uuid[], ${col((r) => r.webhook_id)}::text[], ${col((r) => r.body)}::text[],
-                               ${col((r) => r.jobId)}::uuid[], ${col((r) => r.e.event.id)}::uuid[], ${col((r) => r.e.event.type)}::text[],
-                               ${col((r) => r.e.event.created_at)}::timestamptz[], ${col((r) => r.e.now)}::timestamptz[], ${col((r) => r.e.fence?.jobId ?? null)}::uuid[])
-          AS u(id, endpoint_id, webhook_id, body, job_id, event_id, type, event_at, at, fan_out_job)),
+    u AS (SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json)
+          AS u(id uuid, endpoint_id uuid, webhook_id text, body text, job_id uuid, event_id uuid, type text, event_at timestamptz, at timestamptz, fan_out_job uuid)),
     d AS (
       INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, next_attempt_at, event_at, created_at, updated_at)
       SELECT u.id, u.endpoint_id, u.event_id, u.webhook_id, u.type, u.body, 'pending', u.at, u.event_at, u.at, u.at
@@ -234,6 +236,10 @@ export interface Success {
  * holds it records its own attempt). Returns, per success in order, whether its job was ended.
  */
 export async function recordSuccesses(ex: Executor, all: Success[]): Promise<boolean[]> {
+  // Arrays, not one JSON parameter as insertDeliveriesOfEvents: PostgreSQL sizes unnest() of an
+  // array by its length, json_to_recordset() at 100 rows, which made the fenced DELETE below a hash
+  // join over a sequential scan of jobs (auto_explain, bench/webhooks.ts backlog; issue 28). These
+  // arrays hold no bodies, so pg's encoding of them is cheap.
   const col = <T>(f: (s: Success) => T) => all.map(f);
   const query = sql<{ id: string }>`
     WITH u AS (

@@ -71,4 +71,32 @@ describe('coalesced', () => {
     expect((await Promise.allSettled([a, b, c])).map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
     expect(calls).toEqual([[0], [1, 2]]);
   });
+
+  it('with gather, calls made in separate turns go together until the batch has its size; a batch short of it goes once the wait has passed', async () => {
+    const calls: number[][] = [];
+    // A wait no test run reaches while the calls below are made in a few turns.
+    const f = coalesced(async (xs: number[]) => {
+      calls.push(xs);
+      return xs;
+    }, 100, { gather: { ms: 60_000, size: 3 } });
+    const turn = () => new Promise((r) => setImmediate(r));
+    const first = [f(1)];
+    await turn();
+    first.push(f(2));
+    await turn();
+    expect(calls).toEqual([]);
+    first.push(f(3));
+    expect(await Promise.all(first)).toEqual([1, 2, 3]);
+    expect(calls).toEqual([[1, 2, 3]]);
+
+    const short = coalesced(async (xs: number[]) => {
+      calls.push(xs);
+      return xs;
+    }, 100, { oneAtATime: true, gather: { ms: 20, size: 3 } });
+    const a = short(4);
+    await turn();
+    const b = short(5);
+    expect(await Promise.all([a, b])).toEqual([4, 5]);
+    expect(calls).toEqual([[1, 2, 3], [4, 5]]);
+  });
 });
