@@ -238,9 +238,10 @@ async function main(): Promise<void> {
     const bareV3 = async () => {
       await Promise.all(dates.map(bareRms));
     };
-    const bc = (source: string) => async () => {
+    /** A /v1/bc lookup whose answer must come from `source` (any: a warm-up's). */
+    const bc = (source: 'live' | 'snapshot' | 'any') => async () => {
       const body = await call(agent, 'GET', `${serveUrl}/v1/bc/venues/${venue.id}/availability?date=${dates[0]}&partySize=2`, bearer);
-      if (body.source !== source) throw new Error(`availability from ${body.source}, expected ${source}`);
+      if (source !== 'any' && body.source !== source) throw new Error(`availability from ${body.source}, expected ${source}`);
     };
     const bareBc = async () => {
       await bareRms(dates[0]!);
@@ -299,6 +300,14 @@ async function main(): Promise<void> {
     const control = new RmsControlClient(sim.baseUrl, sim.apiKey, simCa);
     await closedLoop(400, 32, bareGet);
     const bare32 = await closedLoop(2000, 32, bareGet);
+    // Warmed as the bare GET is: its 32 kept-alive connections exist before it is measured, while the
+    // healthy part left the service's agent at most 16 (closed after 3 s idle). Unwarmed, the first
+    // wave's 32 lookups reached the service spread over 0.4-0.9 s of TLS handshakes (the snapshot
+    // round's trace, issue 28), counted as the service's. The warm-up asks the healthy RMS, so no
+    // snapshot path is warmed; the first measured wave still finds the hanging RMS cold. (On a busy
+    // host a cold wave's lookup may pass its 1 s and answer from the snapshot: either source will do.)
+    await closedLoop(64, 32, bc('any'));
+    await closedLoop(64, 32, v3);
     await control.setFailures({ mode: 'hang', operations: ['availability'] });
     const hangBc = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, bc('snapshot')), backends);
     const hangV3 = await withCpu(pids, HANG_LOOKUPS, () => closedLoop(HANG_LOOKUPS, 32, v3), backends);

@@ -265,8 +265,8 @@ function sourceText(bytes) {
 
 /**
  * The script's code cache as made under the V8 flags the next start compiles with: V8 refuses a
- * cache made under other flags, and the service sets one once its code is loaded (the embedded
- * store's heap growing, src/db/store.ts, which records it with V8's default): back to the default
+ * cache made under other flags, and the service sets one once its code is loaded (its heap
+ * growing, src/db/store.ts, which records it with V8's default): back to the default
  * for this moment, then set again.
  */
 function cacheUnderStartFlags(script) {

@@ -47,8 +47,12 @@ export function int64(value: string | number): number {
 export function echoSlotTime<T extends { start_sec: string | number; duration_sec?: string | number }>(
   slot: T,
 ): Omit<T, 'start_sec' | 'duration_sec'> & { start_sec: string; duration_sec?: string } {
-  const { start_sec, duration_sec, ...rest } = slot;
-  return { ...rest, start_sec: String(start_sec), ...(duration_sec !== undefined ? { duration_sec: String(duration_sec) } : {}) };
+  // A copy with two fields replaced, not a rest pattern: copying all but named keys takes V8's slow
+  // path (echoSlotTime was ~4% of the serve's main thread on 50-slot lookups, issue 28, profiled).
+  const echoed: Record<string, unknown> = { ...slot, start_sec: String(slot.start_sec) };
+  if (slot.duration_sec !== undefined) echoed.duration_sec = String(slot.duration_sec);
+  else if ('duration_sec' in echoed) delete echoed.duration_sec;
+  return echoed as Omit<T, 'start_sec' | 'duration_sec'> & { start_sec: string; duration_sec?: string };
 }
 
 /** Whether `startSec` is an offered slot with a free spot, at least `minAdvanceS` after `now`. */

@@ -47,8 +47,8 @@ describe('the tableside command, built once', () => {
   // `serve` runs its own build of the sources with a V8 code cache, kept in the build's own directory
   // (bin/build.mjs, loadBundle): written by the first start once the service has started, used by
   // the next, and a cache V8 refuses is compiled without and written again. It never outlives its
-  // build: the edit above made a new build directory, which starts without one. The embedded store
-  // sets a V8 flag once the code is loaded (src/db/store.ts): a cache made under it was refused and
+  // build: the edit above made a new build directory, which starts without one. The service sets a
+  // V8 flag once the code is loaded (src/db/store.ts): a cache made under it was refused and
   // written again at every start.
   it("writes `serve`'s code cache once the service has started, the next start uses it, one V8 rejects is written again", async () => {
     // This checkout's store template (made at install) spares the copy an initdb.

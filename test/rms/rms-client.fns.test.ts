@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readAck, readAvailability, readBooking, readRefusal, readSlot, readTime, ShapeError } from '../../src/rms/rms-client.fns.ts';
+import { readAck, readAvailability, readBooking, readRefusal, readSlot, readSlots, readTime, ShapeError } from '../../src/rms/rms-client.fns.ts';
 
 describe('the tolerant reader of booking-services answers (DESIGN 8.2)', () => {
   it('[BKG-06] reads both spellings of the slot fields', () => {
@@ -48,5 +49,42 @@ describe('the tolerant reader of booking-services answers (DESIGN 8.2)', () => {
     expect(readRefusal({ error: { code: 'some_vendor_code' } })).toEqual({ code: 'some_vendor_code', message: 'some_vendor_code' });
     expect(readRefusal({ error: 'slot_unavailable' })).toBeNull();
     expect(readRefusal(undefined)).toBeNull();
+  });
+
+  it('a list of slots reads each slot as readSlot does, or fails with its words (the list reads well-formed slots on a shorter path)', () => {
+    const value = fc.oneof(
+      fc.integer({ min: -5, max: 2_147_483_650 }), fc.double(), fc.constantFrom(0, -0, 1e11, 1e11 - 1, 1_749_657_600.4, 2 ** 53, Number.NaN, Infinity),
+      fc.boolean(), fc.constant(null), fc.constantFrom('1749657600', '2025-06-11T18:00:00+01:00', '', 'true', '3'), fc.constant({}),
+    );
+    const optional = { requiredKeys: [] as never[] };
+    const slot = fc.record({
+      startSec: value, start_sec: value, totalSpots: value, totalSpot: value, openSpots: value, openSpot: value,
+      deposit: value, depositAmount: value, requiresCc: value, requireCc: value,
+    }, optional);
+    // A well-formed slot (either spelling), then as often one field of it set to anything.
+    const spots = fc.integer({ min: 0, max: 2_147_483_647 }).chain((total) => fc.tuple(fc.constant(total), fc.integer({ min: 0, max: total })));
+    const wellFormed = fc.record({
+      start: fc.oneof(fc.integer({ min: 0, max: 99_999_999_999 }), fc.double({ min: 0, max: 1e11, noNaN: true }), fc.constantFrom(-0, 1e11 - 1, 99_999_999_999.6)),
+      spots, deposit: fc.option(fc.boolean(), { nil: undefined }), depositAmount: fc.option(fc.oneof(fc.nat(), fc.constant(null)), { nil: undefined }),
+      cc: fc.option(fc.boolean(), { nil: undefined }), other: fc.boolean(),
+    }).map(({ start, spots: [total, open], deposit, depositAmount, cc, other }) => ({
+      [other ? 'start_sec' : 'startSec']: start, [other ? 'totalSpot' : 'totalSpots']: total, [other ? 'openSpot' : 'openSpots']: open,
+      deposit, depositAmount, [other ? 'requireCc' : 'requiresCc']: cc,
+    }));
+    const fields = ['startSec', 'start_sec', 'totalSpots', 'totalSpot', 'openSpots', 'openSpot', 'deposit', 'depositAmount', 'requiresCc', 'requireCc'];
+    const changed = fc.tuple(wellFormed, fc.constantFrom(...fields), value).map(([ok, field, v]) => ({ ...ok, [field]: v }));
+    const outcome = (read: () => unknown) => {
+      try {
+        return { ok: read() };
+      } catch (err) {
+        return { fault: err instanceof ShapeError ? err.message : err };
+      }
+    };
+    fc.assert(fc.property(fc.oneof(slot, wellFormed, changed, value), (raw) => {
+      const one = outcome(() => readSlot(raw, 'slotData[0]'));
+      const listed = outcome(() => (readSlots([raw], 'slotData') as unknown[])[0]);
+      expect(listed).toEqual(one);
+      if ('ok' in one) expect(Object.is((listed.ok as { depositAmount: number }).depositAmount, (one.ok as { depositAmount: number }).depositAmount)).toBe(true);
+    }), { numRuns: 3000 });
   });
 });
