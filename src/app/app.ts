@@ -6,7 +6,7 @@ import type { Db } from '../db/db.ts';
 import type { JobDefinition } from '../db/jobs.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { TlsMaterial } from '../lib/tls.ts';
-import { PosClients } from '../pos/pos-client.ts';
+import { PosClients } from '../pos/pos-clients.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { RmsClients } from '../rms/rms-client.ts';
 import type { Authenticator } from '../server/auth.ts';

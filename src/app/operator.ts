@@ -20,7 +20,7 @@ export async function runOperatorCommand(config: Config, name: CommandName, args
       import('./services.ts'),
       import('pino'),
       import('../server/logger.ts'),
-      import('../pos/pos-client.ts'),
+      import('../pos/pos-clients.ts'),
       import('../pos/pos-types.ts'),
       import('../lib/clock.ts'),
       import('../rms/rms-client.ts'),

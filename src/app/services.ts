@@ -24,7 +24,7 @@ import { createBillService } from '../pat/bill.service.ts';
 import { createPaymentsService } from '../pat/payments.service.ts';
 import { createVenueContexts } from '../pat/venue-context.ts';
 import { createPatVenuesService } from '../pat/venues.service.ts';
-import type { PosClients } from '../pos/pos-client.ts';
+import type { PosClients } from '../pos/pos-clients.ts';
 import type { PosTypeRegistry } from '../pos/pos-types.ts';
 import { createConnectionsService } from '../pos-mirror/connections.service.ts';
 import { createWebhookDelivery } from '../webhooks/delivery.service.ts';

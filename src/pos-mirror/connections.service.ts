@@ -3,7 +3,7 @@ import type { Db, Executor } from '../db/db.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, notFound } from '../lib/errors.ts';
-import type { PosClients } from '../pos/pos-client.ts';
+import type { PosClients } from '../pos/pos-clients.ts';
 import type { PosType, PosTypeRegistry } from '../pos/pos-types.ts';
 import type { ConnectedVenue, ConnectionRow, VenueRow, VenueWithConnection } from './connections.fns.ts';
 import * as repo from './connections.repository.ts';

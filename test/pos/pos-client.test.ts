@@ -580,6 +580,22 @@ describe('[DES-080] answers that break the contract (fake POS)', () => {
       expect(fake.requests.slice(before).map((r) => r.url)).toEqual(['/venue/v/orders?status=open', '/venue/v/orders?status=open']);
     });
 
+    it('[BILL-25] every live read asks the POS; an answer of the same bytes as the venue\'s last one is that same list, not parsed again, and a changed one is read as it is', async () => {
+      const before = fake.requests.length;
+      fake.reply({ body: [onTable('1', '101'), onTable('2', '102')] });
+      const [first] = await client.openOrdersForTable('v', '101');
+      const [again] = await client.openOrdersForTable('v', '101');
+      expect(again).toEqual(onTable('1', '101'));
+      expect(again).toBe(first);
+      // The guest on 101 ordered more: the POS's answer changed, and so does the bill's.
+      const more = orderOf({ id: '1', tables: ['101'], updatedAt: '2025-03-01T20:00:00.000+01:00' });
+      fake.reply({ body: [more, onTable('2', '102')] });
+      const [changed] = await client.openOrdersForTable('v', '101');
+      expect(changed).toEqual(more);
+      expect(changed).not.toBe(first);
+      expect(fake.requests.length).toBe(before + 3);
+    });
+
     const failures: Array<[string, FakeReply]> = [
       ['429 Too Many Requests', { status: 429, body: { error: 'slow down' } }],
       ['500 with an HTML page', { status: 500, raw: '<html>oops</html>', contentType: 'text/html' }],
