@@ -34,3 +34,27 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (Array.isArray(e.errors) && e.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
   return code === '' && typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
 }
+
+/**
+ * PostgreSQL ended the statement's transaction to break a deadlock (SQLSTATE 40P01): it was rolled
+ * back whole, so running it again is as if it had run once.
+ */
+export function isDeadlock(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '40P01';
+}
+
+/**
+ * `run` (a statement or a whole transaction, never a part of one) again when PostgreSQL chose it to
+ * break a deadlock, at most `attempts` times in all. For a write that cannot order its row locks as
+ * the other writers of those rows do: a cascade deletes in its index's order while a batch of
+ * other rows' updates (the webhook sender's records) locks them in its own.
+ */
+export async function retryingDeadlocks<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!isDeadlock(err) || attempt >= attempts) throw err;
+    }
+  }
+}

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEachStore } from '../helpers/db.ts';
+import { describeEachStore, describePostgres } from '../helpers/db.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
 import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
 import { testCertFile } from '../helpers/http.ts';
 
@@ -144,5 +146,49 @@ describe('webhook endpoints without ALLOW_PRIVATE_TARGETS', () => {
       expect(res.body.error.details.url[0], url).toMatch(/loopback, private|could not be resolved/);
     }
     expect((await app.http.request('GET', PATH, { token: partner.token })).body.total).toBe(0);
+  });
+});
+
+// Issue 28's bench: a DELETE while the sender recorded deliveries to that endpoint failed with a
+// deadlock. The delete cascades over the endpoint's deliveries while a record holds one of them and
+// then needs the endpoint row (its attempt's foreign key): PostgreSQL ends one of the two.
+describePostgres('webhook endpoints API, removal beside the sender', () => {
+  let app: TestApp;
+  let pat: TestPartner;
+  beforeAll(async () => {
+    process.env.NODE_EXTRA_CA_CERTS = testCertFile();
+    app = await startTestApp({ store: 'postgres', env: { ALLOW_PRIVATE_TARGETS: '1' } });
+    pat = await app.newPartner(['pat'], 'Payment app');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('DELETE ended by PostgreSQL to break a deadlock with a delivery record is asked again: 204, the endpoint and its deliveries gone', async () => {
+    const endpoint = (await app.http.request('POST', PATH, { token: pat.token, body: { url: 'https://127.0.0.1:9/hooks', events: ['payment.confirmed'] } })).body;
+    const deliveryId = uuidv7();
+    await sql`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, event_at, created_at, updated_at)
+      VALUES (${deliveryId}, ${endpoint.id}, NULL, 'msg_test', 'webhook.test', '{}', 'pending', now(), now(), now())`.execute(app.db.kysely);
+    let removal: Promise<{ status: number }> | undefined;
+    await app.db.kysely.transaction().execute(async (tx) => {
+      // The record: it never runs the deadlock check first (the DELETE, waiting longer, does), so
+      // PostgreSQL ends the DELETE, as it did in the bench.
+      await sql`SET LOCAL deadlock_timeout = '20s'`.execute(tx);
+      await sql`UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = ${deliveryId}`.execute(tx);
+      removal = app.http.request('DELETE', `${PATH}/${endpoint.id}`, { token: pat.token });
+      // The DELETE has the endpoint row and waits for the delivery this record holds...
+      await eventually(async () => {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM webhook_endpoints%'`.execute(app.db.kysely);
+        expect(rows[0]!.n).toBeGreaterThanOrEqual(1);
+      });
+      // ...and the record's attempt needs the endpoint row (its foreign key): a deadlock.
+      await sql`INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, response_code, duration_ms, at)
+        VALUES (${uuidv7()}, ${deliveryId}, ${endpoint.id}, 1, 'succeeded', 200, 5, now())`.execute(tx);
+    });
+    expect((await removal!).status).toBe(204);
+    expect((await app.http.request('GET', `${PATH}/${endpoint.id}`, { token: pat.token })).status).toBe(404);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}`.execute(app.db.kysely);
+    expect(rows[0]!.n).toBe(0);
   });
 });
