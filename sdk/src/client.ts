@@ -36,10 +36,10 @@ export function createTablesideClient(options: TablesideClientOptions): Tablesid
     return basePath && pathname.startsWith(basePath) ? pathname.slice(basePath.length) : pathname;
   };
 
+  // This runs on every request, so the common read (a GET with no body) takes the short way: it is
+  // safe without parsing its URL or looking at a body, and its token is read only when the client
+  // can replace it (bench/sdk.ts measures the SDK's CPU per call against raw fetch).
   /** One logical request: its attempts, each a fresh copy of the request as first sent. */
-  // Per call this runs on every request, so the common read (a GET with no body) takes the short
-  // way: it is safe without parsing its URL or looking at a body, and its token is read only when
-  // the client can replace it (bench/sdk.ts: the SDK's CPU per call against raw fetch).
   async function transport(request: Request, forceSafe = false): Promise<Response> {
     const method = request.method;
     const read = method === 'GET' || method === 'HEAD';
@@ -56,7 +56,6 @@ export function createTablesideClient(options: TablesideClientOptions): Tablesid
       const verdict = isRetrySafe(method, pathOf(request.url), request.headers, () => template.clone().text());
       safe = typeof verdict === 'boolean' ? verdict : await verdict;
     }
-    const copy = () => (hasBody ? template.clone() : new Request(template));
     if (!safe && !managed) return send(request);
 
     let attempt = 0;
@@ -70,7 +69,7 @@ export function createTablesideClient(options: TablesideClientOptions): Tablesid
       } catch (err) {
         if (!safe || attempt >= retry.retries || !isNetworkError(err, request.signal)) throw err;
         await sleep(backoffMs(attempt++, retry), request.signal);
-        current = withToken(copy(), token);
+        current = withToken(copyOf(template, hasBody), token);
         continue;
       }
       if (response.status === 401 && managed && !refreshed) {
@@ -79,7 +78,7 @@ export function createTablesideClient(options: TablesideClientOptions): Tablesid
         if (next) {
           await response.body?.cancel();
           token = next;
-          current = withToken(copy(), token);
+          current = withToken(copyOf(template, hasBody), token);
           continue;
         }
       }
@@ -89,7 +88,7 @@ export function createTablesideClient(options: TablesideClientOptions): Tablesid
         await response.body?.cancel();
         await sleep(wait, request.signal);
         attempt++;
-        current = withToken(copy(), token);
+        current = withToken(copyOf(template, hasBody), token);
         continue;
       }
       return response;
@@ -134,6 +133,11 @@ export function createTablesideClient(options: TablesideClientOptions): Tablesid
   }) as unknown as TablesideClient;
   client.use(credentials);
   return client;
+}
+
+/** Another attempt of the request as first sent (a function, not a closure made on every call). */
+function copyOf(template: Request, hasBody: boolean): Request {
+  return hasBody ? template.clone() : new Request(template);
 }
 
 function withToken(request: Request, token: string | null): Request {
