@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { JobRunner } from '../db/jobs.ts';
 import { openStore, type Store } from '../db/store.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
+import { holdWasmTierUp } from '../lib/v8-flags.ts';
 import { loadOrCreateSelfSigned, loadTlsFiles, type TlsMaterial } from '../lib/tls.ts';
 import { startAdminServer, type AdminServer } from '../operator/admin-server.ts';
 import { loadPosTypes, type PosTypeRegistry } from '../pos/pos-types.ts';
@@ -209,6 +210,18 @@ async function seedSandboxReservations(
 }
 
 export async function startService(requested: Config, opts: StartOptions = {}): Promise<RunningService> {
+  // The embedded store's WebAssembly is not optimized while the service starts (lib/v8-flags.ts):
+  // what a start runs once would take V8's worker threads, and the main thread's core, for longer
+  // than the start itself.
+  const releaseTierUp = holdWasmTierUp();
+  try {
+    return await startHeld(requested, opts);
+  } finally {
+    releaseTierUp();
+  }
+}
+
+async function startHeld(requested: Config, opts: StartOptions): Promise<RunningService> {
   const { config, releasePort } = await withPort(requested);
   const log = opts.log ?? createLogger(config.logLevel);
   const clock = opts.clock ?? systemClock;

@@ -1,5 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
 import type { Config } from '../config.ts';
+import { setV8FlagAtRunTime } from '../lib/v8-flags.ts';
 import { openEmbedded, openPostgres, type Db } from './db.ts';
 import { acquireDirLock } from './lock.ts';
 import { migrate, type MigrateResult } from './migrate.ts';
@@ -42,18 +42,6 @@ const EMBEDDED_SETTINGS = { shared_buffers: '16MB' };
  * run briefly and keep V8's default.
  */
 const SERVICE_HEAP_GROWING_PERCENT = 50;
-
-/**
- * Sets a V8 flag and records it with V8's default for bin/tableside.mjs: V8 accepts a code cache only
- * under the flags it was made with, and the next start compiles its code before this is set again,
- * so the command's code cache (bin/build.mjs, loadBundle) is made with the flag back at its default
- * for that moment. Without it `serve`'s cache was refused and written again at every start.
- */
-function setV8FlagAtRunTime(flag: string, value: number, v8Default: number): void {
-  setFlagsFromString(`${flag}=${value}`);
-  const g = globalThis as Record<symbol, Map<string, { value: number; v8Default: number }> | undefined>;
-  (g[Symbol.for('tableside.v8FlagsSetAtRunTime')] ??= new Map()).set(flag, { value, v8Default });
-}
 
 export async function openStore(config: Config, opts: { migrate?: boolean; command?: boolean } = {}): Promise<Store> {
   if (!opts.command) setV8FlagAtRunTime('--heap-growing-percent', SERVICE_HEAP_GROWING_PERCENT, 0);

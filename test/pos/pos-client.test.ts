@@ -508,6 +508,14 @@ describe('[DES-080] answers that break the contract (fake POS)', () => {
     expect((await rejection(client.openOrdersForTable('v', '101'))).message).toMatch(/\[0\]\.tables\[0\] must be a string/);
   });
 
+  it('[DES-080] an answer of the same bytes again is checked as the first was: its malformed order is refused every time, and a sound one found every time', async () => {
+    fake.reply({ body: [orderOf({ id: '78', tables: ['102'], updatedAt: 'yesterday' }), orderOf()] });
+    for (let i = 0; i < 3; i++) {
+      expect((await rejection(client.openOrdersForTable('v', '102'))).message).toMatch(/\[0\].*updatedAt must be an ISO 8601/);
+      expect(await client.openOrdersForTable('v', '101')).toEqual([orderOf()]);
+    }
+  });
+
   const statusCases: Array<[string, Call, FakeReply, number]> = [
     ['tables: 503 with a JSON error', listTables, { status: 503, body: { error: 'maintenance' } }, 503],
     ['payment: 500 with an empty body', forward, { status: 500, raw: '' }, 500],
