@@ -46,13 +46,16 @@ export class TokenSource {
   private expiresAt = Infinity;
   private pending: Promise<string> | null = null;
 
+  private readonly refreshable: boolean;
+
   constructor(private readonly deps: TokenSourceDeps) {
     this.token = deps.credentials.accessToken ?? null;
+    this.refreshable = Boolean(deps.credentials.clientId && deps.credentials.clientSecret);
   }
 
   /** Client credentials were given: the token can be replaced. */
   get canRefresh(): boolean {
-    return Boolean(this.deps.credentials.clientId && this.deps.credentials.clientSecret);
+    return this.refreshable;
   }
 
   get available(): boolean {
@@ -64,9 +67,15 @@ export class TokenSource {
     return this.token;
   }
 
+  /** The token to send now if it needs no fetching first (there is one, and it is not about to expire), else null. */
+  current(): string | null {
+    return this.token !== null && (!this.refreshable || this.deps.now() < this.expiresAt) ? this.token : null;
+  }
+
   /** The token to send now, fetched first when there is none or it is about to expire. */
   async get(): Promise<string | null> {
-    if (this.token !== null && (this.deps.now() < this.expiresAt || !this.canRefresh)) return this.token;
+    const token = this.current();
+    if (token !== null) return token;
     if (!this.canRefresh) return null;
     return this.fetchToken();
   }
@@ -107,23 +116,21 @@ export class TokenSource {
   }
 }
 
-/** The Authorization header value for a path family, or null (nothing to send). */
-export async function authorizationFor(family: Family, credentials: Credentials, tokens: TokenSource): Promise<string | null> {
+/**
+ * The Authorization header value for a path family, or null (nothing to send); a promise only when a
+ * token has to be fetched first (every call asks, so the usual answer costs no promise).
+ */
+export function authorizationFor(family: Family, credentials: Credentials, tokens: TokenSource): string | null | Promise<string | null> {
   switch (family) {
     case 'rms':
       return credentials.apiKey ? `Bearer ${credentials.apiKey}` : null;
     case 'token': {
-      const token = await tokens.get();
-      return token ? `Bearer ${token}` : null;
+      const token = tokens.current();
+      if (token !== null) return `Bearer ${token}`;
+      return tokens.get().then((t) => (t ? `Bearer ${t}` : null));
     }
-    case 'webhooks': {
-      if (tokens.available) {
-        const token = await tokens.get();
-        if (token) return `Bearer ${token}`;
-      }
-      if (credentials.apiKey) return `Bearer ${credentials.apiKey}`;
-      return credentials.channelKey ? `Bearer ${credentials.channelKey}` : null;
-    }
+    case 'webhooks':
+      return webhooksAuthorization(credentials, tokens);
     case 'channel':
       return credentials.channelKey ? `Bearer ${credentials.channelKey}` : null;
     case 'channelBasic':
@@ -131,4 +138,13 @@ export async function authorizationFor(family: Family, credentials: Credentials,
     default:
       return null;
   }
+}
+
+async function webhooksAuthorization(credentials: Credentials, tokens: TokenSource): Promise<string | null> {
+  if (tokens.available) {
+    const token = await tokens.get();
+    if (token) return `Bearer ${token}`;
+  }
+  if (credentials.apiKey) return `Bearer ${credentials.apiKey}`;
+  return credentials.channelKey ? `Bearer ${credentials.channelKey}` : null;
 }

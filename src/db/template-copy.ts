@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 // starts the copy (startTemplateCopy) before it loads the service's code, and the store takes it
 // once it holds the data directory's lock (template.ts, seedFromTemplate).
 //
-// The copy (41 MB, some 1,200 files, about 0.25 s of CPU in the kernel) runs in a worker thread, on
+// The copy (27 MB, some 600 files, about 0.15-0.35 s of CPU in the kernel) runs in a worker thread, on
 // the other core while the main thread compiles the service's code. In libuv's thread pool, as
 // before, it could not start that early: the ES module loader reads its files through the same four
 // threads, and a copy begun ahead made the start slower (issue 28, bench/README.md); begun once the
@@ -22,9 +22,16 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations
 
 export const embeddedDbDir = (dataDir: string) => join(dataDir, 'pgdata');
 
-/** PGlite's version and every migration file's name and text (`migrations`: the tests' own copy). */
+/**
+ * What a template holds besides the migrations (template.ts, makeTemplate); changed with it, so a
+ * template made by an older install is made again rather than used.
+ */
+const TEMPLATE_FORMAT = 'the postgres database alone';
+
+/** PGlite's version, the template's format and every migration file's name and text (`migrations`: the tests' own copy). */
 export function templateKey(migrations = MIGRATIONS_DIR): string {
   const hash = createHash('sha256');
+  hash.update(`${TEMPLATE_FORMAT}\0`);
   const pglite = join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '..', 'package.json');
   hash.update(JSON.parse(readFileSync(pglite, 'utf8')).version);
   for (const file of readdirSync(migrations).filter((f) => f.endsWith('.sql')).sort()) {

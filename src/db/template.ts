@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openEmbedded } from './db.ts';
+import { sql } from 'kysely';
+import { openEmbedded, type Db } from './db.ts';
 import { migrate } from './migrate.ts';
 import { awaitsStore, BUILD_DIR, copyTemplate, takeTemplateCopy, templateDir, templateKey } from './template-copy.ts';
 
@@ -8,8 +9,8 @@ export { templateDir, templateKey };
 
 // A migrated embedded data directory made once (at `npm install`, bin/build.mjs), copied into a new
 // data directory instead of running initdb and every migration there: initdb alone was most of a
-// first start (about 5 s of a fresh `npm start`'s 8.7), a copy of the 41 MB directory is a tenth of
-// a second. A template is used only when it was made by the same PGlite from the same migration
+// first start (about 5 s of a fresh `npm start`'s 8.7), a copy of the directory is a fraction of
+// that (dropTemplateDatabases). A template is used only when it was made by the same PGlite from the same migration
 // files (its key): any other store starts the usual way, so a template can never hand out a schema
 // the code does not expect. After the copy the store is migrated as always (nothing to apply).
 
@@ -23,6 +24,7 @@ export async function makeTemplate(): Promise<string> {
   const db = await openEmbedded({ dir: tmp });
   try {
     await migrate(db);
+    await dropTemplateDatabases(db);
   } finally {
     await db.close();
   }
@@ -37,6 +39,21 @@ export async function makeTemplate(): Promise<string> {
     rmSync(join(BUILD_DIR, old), { recursive: true, force: true });
   }
   return dir;
+}
+
+/**
+ * initdb makes three databases; the service only ever opens `postgres` (PGlite runs one session, in
+ * the database it is started on). template0 and template1 were half the template's 1,200 files, and
+ * a first start's copy costs the kernel ~0.6 ms of CPU per file made here (issue 28,
+ * bench/README.md): the template keeps `postgres` alone. A store made by initdb (no template) keeps
+ * all three, unused as ever.
+ */
+async function dropTemplateDatabases(db: Db): Promise<void> {
+  for (const name of ['template0', 'template1']) {
+    // A template database cannot be dropped; DROP DATABASE runs outside a transaction.
+    await sql.raw(`ALTER DATABASE ${name} IS_TEMPLATE false`).execute(db.kysely);
+    await sql.raw(`DROP DATABASE ${name}`).execute(db.kysely);
+  }
 }
 
 /**

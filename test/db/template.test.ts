@@ -42,6 +42,30 @@ describe('the pre-initialised embedded store', () => {
     expect(readdirSync(join(work, 'a'))).toEqual(['pgdata']);
   }, 180_000);
 
+  // initdb's template0 and template1 were half the files a first start copied; the service only
+  // opens `postgres`.
+  it('(issue 28) the template holds the postgres database alone, and a store copied from it opens, migrates and writes', async () => {
+    const template = await makeTemplate();
+    expect(readdirSync(join(template, 'base'))).toHaveLength(1);
+    mkdirSync(join(work, 'f'));
+    const dir = join(work, 'f', 'pgdata');
+    expect(await seedFromTemplate(dir)).toBe(true);
+    const db = await openEmbedded({ dir });
+    try {
+      expect((await sql<{ datname: string }>`select datname from pg_database`.execute(db.kysely)).rows).toEqual([{ datname: 'postgres' }]);
+      expect(await migrate(db)).toEqual({ applied: [] });
+      await sql`insert into settings (key, value, updated_at) values ('template-db-test', '1'::jsonb, now())`.execute(db.kysely);
+    } finally {
+      await db.close();
+    }
+    const again = await openEmbedded({ dir });
+    try {
+      expect((await sql`select 1 from settings where key = 'template-db-test'`.execute(again.kysely)).rows).toHaveLength(1);
+    } finally {
+      await again.close();
+    }
+  }, 180_000);
+
   it('a data directory that already holds anything is never overwritten', async () => {
     const dir = join(work, 'c', 'pgdata');
     mkdirSync(dir, { recursive: true });
