@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachStore } from '../helpers/db.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
+import { recordSuccesses, type Success } from '../../src/webhooks/deliveries.repository.ts';
+import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
+import { testCertFile } from '../helpers/http.ts';
+
+// The sender records successful attempts of many jobs in one statement (issue 28's batching). A
+// partner may remove an endpoint while its deliveries are in flight: the removal takes those
+// deliveries with it. The full bench showed the batch's statement then failing on the attempt's
+// foreign key, so the other endpoints' successes in the same batch were not recorded either, their
+// jobs ran again and their receivers got the same event twice.
+
+describeEachStore('recording a batch of successful webhook attempts', (store) => {
+  let app: TestApp;
+  let pat: TestPartner;
+  beforeAll(async () => {
+    process.env.NODE_EXTRA_CA_CERTS = testCertFile();
+    app = await startTestApp({ store, env: { ALLOW_PRIVATE_TARGETS: '1' } });
+    pat = await app.newPartner(['pat'], 'Payment app');
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  async function inFlight(): Promise<{ endpointId: string; success: Success }> {
+    const endpoint = (await app.http.request('POST', '/v1/webhooks/endpoints', { token: pat.token, body: { url: 'https://127.0.0.1:9/hooks', events: ['payment.confirmed'] } })).body;
+    const deliveryId = uuidv7();
+    const jobId = uuidv7();
+    await sql`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, event_at, created_at, updated_at)
+      VALUES (${deliveryId}, ${endpoint.id}, NULL, ${`msg_${deliveryId}`}, 'webhook.test', '{}', 'pending', now(), now(), now())`.execute(app.db.kysely);
+    await sql`INSERT INTO jobs (id, kind, payload, run_at, locked_by, locked_until, claims, created_at)
+      VALUES (${jobId}, 'webhooks.test-record', '{}', now(), 'worker-1', now() + interval '1 minute', 1, now())`.execute(app.db.kysely);
+    return {
+      endpointId: endpoint.id,
+      success: {
+        attemptId: uuidv7(),
+        attempt: { delivery_id: deliveryId, endpoint_id: endpoint.id, attempt: 1, status: 'succeeded', response_code: 200, error: null, duration_ms: 5, at: new Date() },
+        healthy: true,
+        fence: { jobId, lockedBy: 'worker-1', claim: 1 },
+      },
+    };
+  }
+
+  it('a delivery removed with its endpoint does not keep the other successes of its batch from being recorded', async () => {
+    const removed = await inFlight();
+    const kept = await inFlight();
+    expect((await app.http.request('DELETE', `/v1/webhooks/endpoints/${removed.endpointId}`, { token: pat.token })).status).toBe(204);
+
+    expect(await recordSuccesses(app.db.kysely, [removed.success, kept.success])).toEqual([true, true]);
+
+    const { rows: deliveries } = await sql<{ id: string; status: string; attempts: number }>`
+      SELECT id, status, attempts FROM webhook_deliveries WHERE id = ANY(${[removed.success.attempt.delivery_id, kept.success.attempt.delivery_id]}::uuid[])`.execute(app.db.kysely);
+    expect(deliveries).toEqual([{ id: kept.success.attempt.delivery_id, status: 'succeeded', attempts: 1 }]);
+    const { rows: attempts } = await sql<{ delivery_id: string }>`
+      SELECT delivery_id FROM webhook_attempts WHERE id = ANY(${[removed.success.attemptId, kept.success.attemptId]}::uuid[])`.execute(app.db.kysely);
+    expect(attempts).toEqual([{ delivery_id: kept.success.attempt.delivery_id }]);
+    const { rows: jobs } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM jobs WHERE id = ANY(${[removed.success.fence.jobId, kept.success.fence.jobId]}::uuid[])`.execute(app.db.kysely);
+    expect(jobs[0]!.n).toBe(0);
+  });
+});
