@@ -249,19 +249,19 @@ export async function recordSuccesses(ex: Executor, all: Success[]): Promise<boo
                            ${col((s) => s.attempt.at)}::timestamptz[], ${col((s) => s.healthy)}::boolean[])
         AS u(job_id, locked_by, claim, attempt_id, delivery_id, endpoint_id, attempt, response_code, duration_ms, at, healthy)),
     ended AS (DELETE FROM jobs j USING u WHERE ${claimedBy('j', 'u')} RETURNING j.id),
-    -- Only the deliveries that are still there: a partner may remove an endpoint (its deliveries go
-    -- with it) while they are in flight, and one attempt without its delivery failed the whole
-    -- statement on its foreign key, so the batch's other jobs ran again and their receivers got the
-    -- same event twice (issue 28's bench). The lock waits for a removal under way and skips what it
-    -- removed; a removed delivery's job ends with nothing to record.
-    e AS (SELECT u.* FROM u JOIN ended ON ended.id = u.job_id
-          WHERE u.delivery_id IN (SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY(${col((s) => s.attempt.delivery_id)}::uuid[]) FOR KEY SHARE)),
-    attempt AS (
-      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, response_code, error, duration_ms, at)
-      SELECT e.attempt_id, e.delivery_id, e.endpoint_id, e.attempt, 'succeeded', e.response_code, NULL, e.duration_ms, e.at FROM e RETURNING 1),
+    e AS (SELECT u.* FROM u JOIN ended ON ended.id = u.job_id),
+    -- The attempts of the deliveries still there, which the UPDATE returns (it locks them, waits for
+    -- a removal under way and skips what it removed): a partner may remove an endpoint, its
+    -- deliveries with it, while they are in flight, and one attempt without its delivery failed the
+    -- whole statement on its foreign key, so the batch's other jobs ran again and their receivers got
+    -- the same event twice (issue 28's bench). A removed delivery's job ends with nothing to record.
     delivery AS (
       UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = 'succeeded', next_attempt_at = NULL, updated_at = e.at
-      FROM e WHERE d.id = e.delivery_id RETURNING 1),
+      FROM e WHERE d.id = e.delivery_id RETURNING d.id),
+    attempt AS (
+      INSERT INTO webhook_attempts (id, delivery_id, endpoint_id, attempt, status, response_code, error, duration_ms, at)
+      SELECT e.attempt_id, e.delivery_id, e.endpoint_id, e.attempt, 'succeeded', e.response_code, NULL, e.duration_ms, e.at
+      FROM e JOIN delivery ON delivery.id = e.delivery_id RETURNING 1),
     healthy AS (
       UPDATE webhook_endpoints w SET failing_since = NULL
       FROM e WHERE w.id = e.endpoint_id AND e.healthy AND w.failing_since IS NOT NULL RETURNING 1)
