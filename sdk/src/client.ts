@@ -106,18 +106,16 @@ export function createTablesideClient(options: TablesideClientOptions): Tablesid
     // Not async: with a current token (the common case) nothing here waits, and a promise is made
     // only when a token has to be fetched first.
     onRequest({ request, schemaPath }) {
-      if (!request.headers.has('authorization')) {
-        const value = authorizationFor(familyOf(schemaPath), options, tokens);
-        if (value instanceof Promise) {
-          return value.then((v) => {
-            if (v) request.headers.set('authorization', v);
-            idempotencyKey(request, schemaPath);
-            return undefined;
-          });
-        }
-        if (value) request.headers.set('authorization', value);
-      }
       idempotencyKey(request, schemaPath);
+      if (request.headers.has('authorization')) return undefined;
+      const value = authorizationFor(familyOf(schemaPath), options, tokens);
+      if (value instanceof Promise) {
+        return value.then((v) => {
+          if (v) request.headers.set('authorization', v);
+          return undefined;
+        });
+      }
+      if (value) request.headers.set('authorization', value);
       return undefined;
     },
   };
@@ -144,4 +142,3 @@ function withToken(request: Request, token: string | null): Request {
   if (token !== null) request.headers.set('authorization', `Bearer ${token}`);
   return request;
 }
-
