@@ -102,6 +102,24 @@ describe('an RMS that hangs on availability', () => {
     expect(new Set(seen.requests.map((r) => r.port)).size).toBe(4);
   });
 
+  it('a wave of lookups given up over HTTP/1.1 opens no connection in their place: a connection is opened when a call needs one', async () => {
+    // Issue 28: undici 7 put a request given up on HTTP/1.1 back in its client's queue when the
+    // socket it destroyed closed, and opened a new connection for it before noticing it was given
+    // up (nodejs/undici#5845; fixed in undici 8, which needs Node 22): a wave of 32 lookups to an
+    // RMS that began to hang cost 32 TLS handshakes on both sides right after their answers, while
+    // the next wave arrived. bin/patch-deps.mjs backports the fix.
+    const { seen, client } = await rms(false);
+    const wave = await Promise.allSettled(Array.from({ length: 8 }, () => client.availability(lookup)));
+    expect(wave.every((r) => r.status === 'rejected' && (r.reason as { kind?: string }).kind === 'timeout')).toBe(true);
+    expect(seen.connections).toBe(8);
+    // A connect started at the close would have reached the server well within this (local TLS, ~10 ms).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(seen.connections).toBe(8);
+    seen.hang = false;
+    await client.healthcheck();
+    expect(seen.connections).toBe(9);
+  });
+
   it('offering only HTTP/1.1: once the HTTP/2-offering pool got HTTP/1.1, lookups at once each get a connection again (not one at a time on its one connection)', async () => {
     const { seen, client } = await rms(false);
     // The first timeout sends the next lookup to the HTTP/2-offering pool, which learns HTTP/1.1.
