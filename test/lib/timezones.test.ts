@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { TIME_ZONE_NAMES } from '../../src/lib/iso/timezone-names.ts';
-import { isTimeZone, localDatesText, localDateText, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
+import { isTimeZone, localDatesText, localDateText, OFFSETS_KEPT, zonedDayBounds } from '../../src/lib/iso/timezones.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -162,5 +162,21 @@ describe('localDatesText', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  test('[CHN-12] the same instants asked again, from the offsets kept, and past the bound of what is kept, give the same dates', () => {
+    // A lookup's quarter-hours over two days around a DST change, asked again and again (as Google
+    // does), then more distinct instants than the process keeps offsets of, then the first again.
+    const start = Date.parse('2026-10-24T22:00:00Z');
+    const quarterHours = Array.from({ length: 200 }, (_, i) => start + i * 900_000);
+    for (const zone of ['Europe/London', 'Australia/Lord_Howe', 'America/St_Johns', 'Asia/Kathmandu']) {
+      const expected = quarterHours.map((x) => localDate(x, zone));
+      for (let round = 0; round < 3; round++) expect(localDatesText(quarterHours, zone)).toEqual(expected);
+    }
+    // A day and a second apart: each instant a span of its own, an offset read (and kept) for each.
+    const many = Array.from({ length: OFFSETS_KEPT + 500 }, (_, i) => start + i * (DAY + 1000));
+    const sample = many.filter((_, i) => i % 97 === 0);
+    expect(localDatesText(many, 'Europe/Madrid').filter((_, i) => i % 97 === 0)).toEqual(sample.map((x) => localDate(x, 'Europe/Madrid')));
+    expect(localDatesText(quarterHours, 'Europe/London')).toEqual(quarterHours.map((x) => localDate(x, 'Europe/London')));
   });
 });

@@ -57,10 +57,26 @@ function wallClockMs(instant: number, timeZone: string): number {
   return utcMs(year, +fields.month, +fields.day, +fields.hour, +fields.minute, +fields.second);
 }
 
+/**
+ * Offsets already read, by zone and whole second: a zone's offset at an instant cannot change within
+ * a process (Intl's zone data is loaded once), and availability lookups ask the same quarter-hours
+ * of the same days again and again, each answer costing an Intl formatToParts (issue 28: with the
+ * date texts below, ~6% of the serve's CPU at /v3's healthy load, profiled). Bounded: emptied when full.
+ */
+const offsets = new Map<string, number>();
+export const OFFSETS_KEPT = 10_000;
+
 /** The zone's offset from UTC at `instant`, in ms (Madrid in summer: +7 200 000). */
 function offsetMs(instant: number, timeZone: string): number {
   const wholeSecond = instant - (((instant % 1000) + 1000) % 1000);
-  return wallClockMs(wholeSecond, timeZone) - wholeSecond;
+  const key = `${timeZone} ${wholeSecond}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    offset = wallClockMs(wholeSecond, timeZone) - wholeSecond;
+    if (offsets.size >= OFFSETS_KEPT) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset;
 }
 
 /**
@@ -166,7 +182,18 @@ export function localDateText(instant: Date, timeZone: string): string {
 export function localDatesText(instants: readonly number[], timeZone: string): string[] {
   const order = instants.map((_, i) => i).sort((a, b) => instants[a]! - instants[b]!);
   const out = new Array<string>(instants.length);
-  const dateAt = (instant: number, offset: number) => new Date(instant + offset).toISOString().slice(0, 10);
+  // One text per local day, not one Date and ISO string per instant (a lookup's 50 slot times fall
+  // on a few days).
+  const days = new Map<number, string>();
+  const dateAt = (instant: number, offset: number) => {
+    const day = Math.floor((instant + offset) / DAY_MS);
+    let text = days.get(day);
+    if (text === undefined) {
+      text = new Date(day * DAY_MS).toISOString().slice(0, 10);
+      days.set(day, text);
+    }
+    return text;
+  };
   for (let i = 0; i < order.length; ) {
     const first = instants[order[i]!]!;
     // The last instant within a day of the first.
