@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/db.ts';
+import { retryingDeadlocks } from '../db/errors.ts';
 import { claimedBy, claimedJobColumns, fencesCte, type NewClaim } from '../db/job-claims.ts';
 import { notifyJobs, type JobContext } from '../db/jobs.ts';
 import type { EndpointRow } from './endpoints.repository.ts';
@@ -266,7 +267,14 @@ export async function recordSuccesses(ex: Executor, all: Success[]): Promise<boo
       UPDATE webhook_endpoints w SET failing_since = NULL
       FROM e WHERE w.id = e.endpoint_id AND e.healthy AND w.failing_since IS NOT NULL RETURNING 1)
     SELECT id::text AS id FROM ended`.compile(ex);
-  const ended = new Set((await ex.executeQuery(query)).rows.map((r) => r.id));
+  // An endpoint's removal cascades over its deliveries in its own order while this locks them in
+  // the batch's: PostgreSQL may end this statement to break the deadlock (the ninth round's full
+  // bench), which would leave every success of the batch unrecorded and run all their jobs again.
+  // One statement, rolled back whole, so it is asked again (outside a transaction only: a
+  // transaction ended by PostgreSQL is its caller's to run again).
+  const run = () => ex.executeQuery(query);
+  const { rows } = ex.isTransaction ? await run() : await retryingDeadlocks(run);
+  const ended = new Set(rows.map((r) => r.id));
   return all.map((s) => ended.has(s.fence.jobId));
 }
 
