@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachStore, describePostgres } from '../helpers/db.ts';
+import { describeEachStore, describePostgres, type StoreKind } from '../helpers/db.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { recordSuccesses, type Success } from '../../src/webhooks/deliveries.repository.ts';
 import { startTestApp, type TestApp, type TestPartner } from '../helpers/app.ts';
@@ -13,40 +13,47 @@ import { eventually } from '../helpers/eventually.ts';
 // foreign key, so the other endpoints' successes in the same batch were not recorded either, their
 // jobs ran again and their receivers got the same event twice.
 
-describeEachStore('recording a batch of successful webhook attempts', (store) => {
-  let app: TestApp;
-  let pat: TestPartner;
+/** A delivery to a new endpoint of `pat`'s, sent and answered 2xx, its job claimed by worker-1: its success to record. */
+async function inFlight(app: TestApp, pat: TestPartner): Promise<{ endpointId: string; success: Success }> {
+  const endpoint = (await app.http.request('POST', '/v1/webhooks/endpoints', { token: pat.token, body: { url: 'https://127.0.0.1:9/hooks', events: ['payment.confirmed'] } })).body;
+  const deliveryId = uuidv7();
+  const jobId = uuidv7();
+  await sql`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, event_at, created_at, updated_at)
+    VALUES (${deliveryId}, ${endpoint.id}, NULL, ${`msg_${deliveryId}`}, 'webhook.test', '{}', 'pending', now(), now(), now())`.execute(app.db.kysely);
+  await sql`INSERT INTO jobs (id, kind, payload, run_at, locked_by, locked_until, claims, created_at)
+    VALUES (${jobId}, 'webhooks.test-record', '{}', now(), 'worker-1', now() + interval '1 minute', 1, now())`.execute(app.db.kysely);
+  return {
+    endpointId: endpoint.id,
+    success: {
+      attemptId: uuidv7(),
+      attempt: { delivery_id: deliveryId, endpoint_id: endpoint.id, attempt: 1, status: 'succeeded', response_code: 200, error: null, duration_ms: 5, at: new Date() },
+      healthy: true,
+      fence: { jobId, lockedBy: 'worker-1', claim: 1 },
+    },
+  };
+}
+
+/** A service on `store` and a payment app partner, started before the block's tests and closed after them. */
+function serviceFor(store: StoreKind) {
+  const ctx = {} as { app: TestApp; pat: TestPartner };
   beforeAll(async () => {
     process.env.NODE_EXTRA_CA_CERTS = testCertFile();
-    app = await startTestApp({ store, env: { ALLOW_PRIVATE_TARGETS: '1' } });
-    pat = await app.newPartner(['pat'], 'Payment app');
+    ctx.app = await startTestApp({ store, env: { ALLOW_PRIVATE_TARGETS: '1' } });
+    ctx.pat = await ctx.app.newPartner(['pat'], 'Payment app');
   });
   afterAll(async () => {
-    await app?.close();
+    await ctx.app?.close();
   });
+  return ctx;
+}
 
-  async function inFlight(): Promise<{ endpointId: string; success: Success }> {
-    const endpoint = (await app.http.request('POST', '/v1/webhooks/endpoints', { token: pat.token, body: { url: 'https://127.0.0.1:9/hooks', events: ['payment.confirmed'] } })).body;
-    const deliveryId = uuidv7();
-    const jobId = uuidv7();
-    await sql`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, event_at, created_at, updated_at)
-      VALUES (${deliveryId}, ${endpoint.id}, NULL, ${`msg_${deliveryId}`}, 'webhook.test', '{}', 'pending', now(), now(), now())`.execute(app.db.kysely);
-    await sql`INSERT INTO jobs (id, kind, payload, run_at, locked_by, locked_until, claims, created_at)
-      VALUES (${jobId}, 'webhooks.test-record', '{}', now(), 'worker-1', now() + interval '1 minute', 1, now())`.execute(app.db.kysely);
-    return {
-      endpointId: endpoint.id,
-      success: {
-        attemptId: uuidv7(),
-        attempt: { delivery_id: deliveryId, endpoint_id: endpoint.id, attempt: 1, status: 'succeeded', response_code: 200, error: null, duration_ms: 5, at: new Date() },
-        healthy: true,
-        fence: { jobId, lockedBy: 'worker-1', claim: 1 },
-      },
-    };
-  }
+describeEachStore('recording a batch of successful webhook attempts', (store) => {
+  const ctx = serviceFor(store);
 
   it('a delivery removed with its endpoint does not keep the other successes of its batch from being recorded', async () => {
-    const removed = await inFlight();
-    const kept = await inFlight();
+    const { app, pat } = ctx;
+    const removed = await inFlight(app, pat);
+    const kept = await inFlight(app, pat);
     expect((await app.http.request('DELETE', `/v1/webhooks/endpoints/${removed.endpointId}`, { token: pat.token })).status).toBe(204);
 
     expect(await recordSuccesses(app.db.kysely, [removed.success, kept.success])).toEqual([true, true]);
@@ -68,36 +75,12 @@ describeEachStore('recording a batch of successful webhook attempts', (store) =>
 // locks them in its), so none of the batch's successes were recorded and every job of the batch ran
 // again. The statement is one, rolled back whole: it is asked again.
 describePostgres('recording a batch of successful webhook attempts beside a removal', () => {
-  let app: TestApp;
-  let pat: TestPartner;
-  beforeAll(async () => {
-    process.env.NODE_EXTRA_CA_CERTS = testCertFile();
-    app = await startTestApp({ store: 'postgres', env: { ALLOW_PRIVATE_TARGETS: '1' } });
-    pat = await app.newPartner(['pat'], 'Payment app');
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
-
-  async function inFlight(): Promise<Success> {
-    const endpoint = (await app.http.request('POST', '/v1/webhooks/endpoints', { token: pat.token, body: { url: 'https://127.0.0.1:9/hooks', events: ['payment.confirmed'] } })).body;
-    const deliveryId = uuidv7();
-    const jobId = uuidv7();
-    await sql`INSERT INTO webhook_deliveries (id, endpoint_id, event_id, webhook_id, type, body, status, event_at, created_at, updated_at)
-      VALUES (${deliveryId}, ${endpoint.id}, NULL, ${`msg_${deliveryId}`}, 'webhook.test', '{}', 'pending', now(), now(), now())`.execute(app.db.kysely);
-    await sql`INSERT INTO jobs (id, kind, payload, run_at, locked_by, locked_until, claims, created_at)
-      VALUES (${jobId}, 'webhooks.test-record', '{}', now(), 'worker-1', now() + interval '1 minute', 1, now())`.execute(app.db.kysely);
-    return {
-      attemptId: uuidv7(),
-      attempt: { delivery_id: deliveryId, endpoint_id: endpoint.id, attempt: 1, status: 'succeeded', response_code: 200, error: null, duration_ms: 5, at: new Date() },
-      healthy: true,
-      fence: { jobId, lockedBy: 'worker-1', claim: 1 },
-    };
-  }
+  const ctx = serviceFor('postgres');
 
   it('the batch ended by PostgreSQL to break a deadlock is recorded once the other side is done: every success of it, none twice', async () => {
-    const kept = await inFlight();
-    const removed = await inFlight();
+    const { app, pat } = ctx;
+    const kept = (await inFlight(app, pat)).success;
+    const removed = (await inFlight(app, pat)).success;
     let batch: Promise<boolean[]> | undefined;
     await app.db.kysely.transaction().execute(async (tx) => {
       // The removal's side: it never runs the deadlock check first (the batch, waiting longer, does),
