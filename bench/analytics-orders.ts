@@ -282,9 +282,11 @@ async function main() {
       lines.push(row('HTTP endpoint', viaHttp, `${(viaHttp.p50 / viaSql.p50).toFixed(1)}, ${(viaHttp.p99 / viaSql.p99).toFixed(1)}`));
       lines.push(row('raw SQL (pg)', viaSql, '1, 1'));
       if (concurrency === 1) {
-        // The goal of issue 14: the endpoint within 1.3x the raw SQL, one request at a time.
-        record(multipleRow('analytics 31-day page of 100, one at a time, p50', viaHttp.p50, viaSql.p50, 'raw SQL p50', 1.3));
-        record(multipleRow('analytics 31-day page of 100, one at a time, p99', viaHttp.p99, viaSql.p99, 'raw SQL p99', 1.3));
+        // Issue 14's goal (the endpoint within 1.3x the raw SQL, one request at a time), retired by issue 28:
+        // the machine bounds it (the load generator and PostgreSQL share the two cores). Recorded, as the
+        // stored bill's and the payments' rows are, so the table's verdicts are the goals still open.
+        record(multipleRow('analytics 31-day page of 100, one at a time, p50 (issue 14: 1.3x, retired)', viaHttp.p50, viaSql.p50, 'raw SQL p50', null));
+        record(multipleRow('analytics 31-day page of 100, one at a time, p99 (issue 14: 1.3x, retired)', viaHttp.p99, viaSql.p99, 'raw SQL p99', null));
       }
     }
     console.log(lines.join('\n'));
