@@ -132,8 +132,10 @@ const cpuSince = async (before: Awaited<ReturnType<typeof cpuSnapshot>>, n: numb
   into.self += (self.user + self.system) / 1000;
   into.n += n;
 };
+// Three decimals: the service's two figures moved by 0.01 ms between runs of the same code, so two
+// decimals could not tell a change of a few percent from none (issue 28, tenth round).
 const cpuPer = (c: { self: number; pg: number; n: number }) =>
-  `CPU ms per delivery: this process ${(c.self / c.n).toFixed(2)}, PostgreSQL ${(c.pg / c.n).toFixed(2)}`;
+  `CPU ms per delivery: this process ${(c.self / c.n).toFixed(3)}, PostgreSQL ${(c.pg / c.n).toFixed(3)}`;
 const cpuLines: string[] = [];
 
 // BENCH_CPU_PROF: profiles one phase (started before it, written when it ends).
