@@ -13,7 +13,9 @@
 //   BENCH_WEBHOOK_ROUNDS rounds alternated with the bare loop's (each round: the bare POSTs, then a
 //   backlog emitted and drained); each side's figure is its median round, the goal's ratio the median
 //   of the rounds' ratios. One pair ranged 45-59% over four runs of the same code (issue 28): a
-//   second of the host's noise fell on one side only.
+//   second of the host's noise fell on one side only. Nine rounds: a round drains in under a second,
+//   and within one run the rounds' ratios ranged 0.43-0.64, so the median of five moved 0.49-0.61
+//   between runs of the same code (issue 28, tenth round); nine cost ~10 s more.
 // - while emitted (recorded): BENCH_LATENCY_EVENTS events emitted by 8 concurrent transactions as
 //   fast as they go, the runner running; deliveries per second from the first emit to the last POST.
 // - commit to delivery (goal row): BENCH_LATENCY_EVENTS events, one transaction each, paced at
@@ -21,7 +23,7 @@
 //   answered) to the receiver's arrival; p50 and p99.
 // - a payment's latency (sandbox venue, immediate POS, one at a time) with no endpoint and with
 //   BENCH_ENDPOINTS endpoints subscribed to payment.confirmed, as a ratio (printed).
-// Options: BENCH_EVENTS (2000), BENCH_ENDPOINTS (2: every event goes to each), BENCH_CONCURRENCY (16), BENCH_WEBHOOK_ROUNDS (5),
+// Options: BENCH_EVENTS (2000), BENCH_ENDPOINTS (2: every event goes to each), BENCH_CONCURRENCY (16), BENCH_WEBHOOK_ROUNDS (9),
 // BENCH_LATENCY_EVENTS (500), BENCH_LATENCY_RATE (50), BENCH_PAYMENTS (100 per phase; 0 skips the payments),
 // BENCH_CPU_PROF=<dir>: a V8 CPU profile (sampled every 100 µs) of the last round of the bare loop and of the outbox backlog alone
 // (bare.cpuprofile, backlog.cpuprofile; the process runs both, so `node --cpu-prof` would mix them).
@@ -44,7 +46,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 500);
 const LATENCY_RATE = Number(process.env.BENCH_LATENCY_RATE ?? 50);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 100);
-const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 9);
 const schema = `bench_webhooks_${Date.now().toString(36)}`;
 const schema2 = `${schema}_pay`;
 const dir = mkdtempSync(join(tmpdir(), 'tableside-bench-wh-'));
